@@ -1,0 +1,100 @@
+"""Text generation behind one protocol, selected by a spec string ``provider:model``.
+
+>>> parse_spec("openai:gpt-4o-mini")
+('openai', 'gpt-4o-mini')
+>>> parse_spec("local")
+('local', '')
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from creval.errors import CrevalError
+from creval.models.base import (
+    Capabilities,
+    Completion,
+    EndpointUnreachable,
+    GenerateRequest,
+    Message,
+    Model,
+    ModelError,
+    TokenLogprob,
+    TransientModelError,
+    Usage,
+)
+
+__all__ = [
+    "Capabilities",
+    "Completion",
+    "EndpointUnreachable",
+    "GenerateRequest",
+    "Message",
+    "Model",
+    "ModelError",
+    "ModelOptions",
+    "TokenLogprob",
+    "TransientModelError",
+    "Usage",
+    "get_model",
+    "parse_spec",
+    "providers",
+]
+
+
+class ModelOptions(BaseModel):
+    """Options shared by the backends; each backend reads what applies to it."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = 120.0
+    concurrency: int | None = None
+    n_ctx: int = 4096
+    threads: int | None = None
+    device: str | None = None
+
+
+BackendFactory = Callable[[str, ModelOptions], Model]
+
+#: provider name -> "module:function" that builds the backend (imported lazily).
+_PROVIDERS: dict[str, str] = {
+    "openai": "creval.models.openai_backend:create",
+    "local": "creval.models.local:create",
+    "hf": "creval.models.hf:create",
+    "replay": "creval.models.replay:create",
+}
+
+
+def providers() -> list[str]:
+    """The registered provider names."""
+    return sorted(_PROVIDERS)
+
+
+def register_provider(name: str, target: str) -> None:
+    """Register a backend factory given as ``"module:function"``."""
+    _PROVIDERS[name] = target
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split ``provider:model`` into its parts; ``local`` alone means the default model."""
+    provider, _, name = spec.strip().partition(":")
+    return provider, name
+
+
+def get_model(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> Model:
+    """Build the backend for ``spec``. Nothing is loaded until the first request."""
+    provider, name = parse_spec(spec)
+    if provider not in _PROVIDERS:
+        raise CrevalError(
+            f"Unknown model spec {spec!r}: the provider {provider!r} is not one of "
+            f"{', '.join(providers())}. Examples: local, local:/path/model.gguf, "
+            "openai:gpt-4o-mini --base-url URL, hf:/path/or/hub-name, replay:RUN_DIR."
+        )
+    opts = options or ModelOptions(**kwargs)
+    module_name, _, func = _PROVIDERS[provider].partition(":")
+    factory: BackendFactory = getattr(importlib.import_module(module_name), func)
+    return factory(name, opts)

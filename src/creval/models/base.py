@@ -1,0 +1,179 @@
+"""The model protocol: requests, completions and capabilities shared by every backend.
+
+A backend turns one :class:`GenerateRequest` into ``request.n`` :class:`Completion` objects.
+Everything here is plain data (pydantic models) so that requests can be hashed for the
+response cache and completions can be written to the run store as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class ImagePart(BaseModel):
+    """An image given by URL (``https://`` or ``data:`` URL)."""
+
+    model_config = ConfigDict(frozen=True)
+    type: Literal["image_url"] = "image_url"
+    url: str
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    type: Literal["text"] = "text"
+    text: str
+
+
+class Message(BaseModel):
+    """One chat message. ``content`` is text, or a list of text and image parts."""
+
+    model_config = ConfigDict(frozen=True)
+    role: Role
+    content: str | list[TextPart | ImagePart]
+
+    def text(self) -> str:
+        """The message's text with image parts left out."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    def has_images(self) -> bool:
+        return not isinstance(self.content, str) and any(
+            isinstance(p, ImagePart) for p in self.content
+        )
+
+
+class GenerateRequest(BaseModel):
+    """What to generate. ``n`` independent samples of one conversation.
+
+    ``seed`` is the seed of the first sample; a backend that samples one at a time uses
+    ``seed + i`` for sample ``i`` so that the samples differ and stay reproducible.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    messages: tuple[Message, ...]
+    n: int = Field(default=1, ge=1)
+    temperature: float = Field(default=1.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=512, ge=1)
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    logprobs: bool = False
+    top_logprobs: int = Field(default=0, ge=0, le=20)
+
+    @classmethod
+    def chat(cls, user: str, *, system: str | None = None, **params: Any) -> GenerateRequest:
+        """A single-turn request: an optional system message and one user message."""
+        messages: list[Message] = []
+        if system:
+            messages.append(Message(role="system", content=system))
+        messages.append(Message(role="user", content=user))
+        return cls(messages=tuple(messages), **params)
+
+    def params(self) -> dict[str, Any]:
+        """Every generation parameter except ``n`` and the messages (used in cache keys)."""
+        return self.model_dump(mode="json", exclude={"messages", "n"})
+
+    def with_n(self, n: int, *, seed: int | None = None) -> GenerateRequest:
+        return self.model_copy(update={"n": n, "seed": seed if seed is not None else self.seed})
+
+
+class TokenLogprob(BaseModel):
+    token: str
+    logprob: float
+    top: dict[str, float] | None = None
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+
+class Completion(BaseModel):
+    """One sample. ``tokens`` is set when the backend returned per-token log-probabilities.
+
+    ``usage`` counts this sample's output tokens and, for the first sample of a call, the
+    prompt tokens (so summing usage over completions gives the call's usage).
+    """
+
+    text: str
+    finish_reason: str | None = None
+    tokens: list[TokenLogprob] | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def logprob_sum(self) -> float | None:
+        """Sum of token log-probabilities, or None when the backend gave none."""
+        if self.tokens is None:
+            return None
+        return float(sum(t.logprob for t in self.tokens))
+
+
+class Capabilities(BaseModel):
+    """What a backend can do. Code that needs a missing capability degrades explicitly."""
+
+    logprobs: bool = False
+    prompt_logprobs: bool = False
+    n: bool = False  # several samples in one call
+    images: bool = False
+    seed: bool = False
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A text generator. ``spec`` is the string it was built from (``local``, ``openai:gpt-4o``)."""
+
+    spec: str
+    capabilities: Capabilities
+    #: How many requests may be in flight against this backend's endpoint at once.
+    max_concurrency: int
+
+    def identity(self) -> dict[str, Any]:
+        """What makes this model's answers its own: used in cache keys and the manifest."""
+        ...
+
+    async def generate(self, request: GenerateRequest) -> list[Completion]:
+        """Return exactly ``request.n`` completions or raise."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release clients, threads or weights."""
+        ...
+
+
+class ModelError(Exception):
+    """A generation failed for good (bad request, unsupported option)."""
+
+
+class TransientModelError(ModelError):
+    """A generation failed in a way that may pass on retry (rate limit, 5xx, timeout)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class EndpointUnreachable(ModelError):
+    """The backend's endpoint could not be reached at all (connection refused, DNS)."""
+
+
+def canonical_json(value: Any) -> str:
+    """Stable JSON for hashing: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(value: Any) -> str:
+    """SHA-256 hex digest of :func:`canonical_json` of ``value``."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
