@@ -66,6 +66,9 @@ class GenerateRequest(BaseModel):
     seed: int | None = None
     logprobs: bool = False
     top_logprobs: int = Field(default=0, ge=0, le=20)
+    #: Index of the first sample this call produces within its unit (set by the runner;
+    #: not a generation parameter, so not part of cache keys). Replay uses it.
+    first_sample: int = Field(default=0, ge=0)
 
     @classmethod
     def chat(cls, user: str, *, system: str | None = None, **params: Any) -> GenerateRequest:
@@ -78,10 +81,15 @@ class GenerateRequest(BaseModel):
 
     def params(self) -> dict[str, Any]:
         """Every generation parameter except ``n`` and the messages (used in cache keys)."""
-        return self.model_dump(mode="json", exclude={"messages", "n"})
+        return self.model_dump(mode="json", exclude={"messages", "n", "first_sample"})
 
-    def with_n(self, n: int, *, seed: int | None = None) -> GenerateRequest:
-        return self.model_copy(update={"n": n, "seed": seed if seed is not None else self.seed})
+    def with_n(
+        self, n: int, *, seed: int | None = None, first_sample: int | None = None
+    ) -> GenerateRequest:
+        update: dict[str, Any] = {"n": n, "seed": seed if seed is not None else self.seed}
+        if first_sample is not None:
+            update["first_sample"] = first_sample
+        return self.model_copy(update=update)
 
 
 class TokenLogprob(BaseModel):

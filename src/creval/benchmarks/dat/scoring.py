@@ -1,0 +1,145 @@
+"""Turning DAT answers into scores, shared by ``creval run dat`` and ``creval score dat``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from creval.metrics.dat import DATResult, dat_all_valid, dat_olson, summarize_dat
+from creval.text.lists import parse_word_list
+
+if TYPE_CHECKING:
+    from creval.benchmarks.dat import DATOptions
+
+
+@lru_cache(maxsize=4)
+def _dictionary(path: str | None) -> frozenset[str]:
+    from creval.text.dictionary import default_english_dictionary, load_word_list
+
+    return load_word_list(path) if path else default_english_dictionary()
+
+
+@dataclass
+class DATScorer:
+    """Scores word lists with one variant; built once per scoring pass."""
+
+    variant: str
+    lang: str
+    words: int
+    minimum: int
+    score_words: Callable[[Sequence[str]], DATResult]
+    resources: dict[str, Any]
+
+    @classmethod
+    def from_options(cls, options: DATOptions) -> DATScorer:
+        variant = options.variant
+        if variant == "auto":
+            variant = "olson" if options.lang == "en" else "all-valid"
+        if options.lang == "ja":
+            return cls._japanese(options, variant)
+        return cls._english(options, variant)
+
+    @classmethod
+    def _english(cls, options: DATOptions, variant: str) -> DATScorer:
+        from creval.embed import get_word_vectors
+
+        dictionary = _dictionary(options.dictionary)
+        vectors = get_word_vectors(options.vectors)
+        vocabulary = _Vocabulary(dictionary, vectors)
+        resources = {
+            "vectors": vectors.identity(),
+            "dictionary": options.dictionary or "english-words gcide+web2 (offline stand-in "
+            "for Olson's words.txt)",
+            "dictionary_size": len(dictionary),
+        }
+        if variant == "olson":
+            def score(words: Sequence[str]) -> DATResult:
+                return dat_olson(words, vocabulary=vocabulary, vectors=vectors.vectors,
+                                 minimum=options.minimum)
+        else:
+            from creval.metrics.dat import olson_validate
+
+            def check(word: str) -> str | None:
+                return None if word in vocabulary else "not in the dictionary with a vector"
+
+            def score(words: Sequence[str]) -> DATResult:
+                normal = [olson_validate(w, vocabulary) or w for w in words]
+                return dat_all_valid(normal, is_valid=check, embed=vectors.vectors,
+                                     expected=options.words)
+        return cls(variant, "en", options.words, options.minimum, score, resources)
+
+    @classmethod
+    def _japanese(cls, options: DATOptions, variant: str) -> DATScorer:
+        if variant != "all-valid":
+            from creval.errors import CrevalError
+
+            raise CrevalError("The olson variant is English-only; use --variant all-valid for ja.")
+        from creval.embed import get_embedder
+        from creval.text.ja import JapaneseNounChecker
+
+        checker = JapaneseNounChecker()
+        embedder = get_embedder(options.embedder)
+
+        def score(words: Sequence[str]) -> DATResult:
+            return dat_all_valid(words, is_valid=checker.check, embed=embedder.embed,
+                                 expected=options.words)
+
+        resources = {"embedder": embedder.identity(), "noun_check": "sudachipy (SplitMode.C)"}
+        return cls(variant, "ja", options.words, options.minimum, score, resources)
+
+    def score_lists(self, lists: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+        """Score already-split word lists ``(key, words)``."""
+        results = [(key, self.score_words(words)) for key, words in lists]
+        summary = summarize_dat([r for _, r in results])
+        table = [
+            {
+                "key": key,
+                "score": None if r.score is None else round(float(r.score), 4),
+                "words": ", ".join(r.words),
+                "used": ", ".join(r.used),
+                "invalid": "; ".join(f"{i.word}: {i.reason}" for i in r.invalid)
+                + (f" [{r.reason}]" if r.reason else ""),
+            }
+            for key, r in results
+        ]
+        return {
+            "headline": {
+                "dat_mean": summary["mean"],
+                "dat_std": summary["std"],
+                "valid_trials": summary["n_valid"],
+                "invalid_trials": summary["n_invalid"],
+                "unique_words": summary["n_unique_words"],
+            },
+            "summary": dict(summary),
+            "trials": [{"key": key, **r.to_dict()} for key, r in results],
+            "variant": self.variant,
+            "lang": self.lang,
+            "resources": self.resources,
+            "table": table,
+            "notes": [
+                "Invalid trials are excluded from the mean and counted.",
+                f"Variant {self.variant}: "
+                + ("first {} valid unique words, mean pairwise cosine distance x 100.".format(
+                    self.minimum) if self.variant == "olson" else
+                   "all {} words must be valid and distinct, mean pairwise cosine distance.".format(
+                       self.words)),
+            ],
+        }
+
+    def score_answers(self, answers: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        """Score raw model answers ``(key, text)``: parse each list, then score."""
+        return self.score_lists([(key, parse_word_list(text)) for key, text in answers])
+
+
+class _Vocabulary:
+    """Olson's vocabulary: dictionary words that also have a vector."""
+
+    def __init__(self, dictionary: frozenset[str], vectors: Any) -> None:
+        self._dictionary = dictionary
+        self._vectors = vectors
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and word in self._dictionary and word in self._vectors
+

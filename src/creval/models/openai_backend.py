@@ -1,0 +1,336 @@
+"""Provider ``openai:MODEL``: any OpenAI-compatible chat-completions endpoint.
+
+Talks through the official ``openai`` SDK (``AsyncOpenAI``) to ``--base-url`` (default: the
+OpenAI API). The SDK's own retries are off: the runner retries, told by the error type:
+
+* 408 / 409 / 429 / 5xx and timeouts -> :class:`TransientModelError` (``retry_after`` from the
+  ``Retry-After`` / ``Retry-After-Ms`` header when the server sends one);
+* connection refused, DNS failure -> :class:`EndpointUnreachable`;
+* any other 4xx -> :class:`ModelError` carrying the server's message.
+
+Servers that ignore ``n`` (llama.cpp's servers, some proxies) return fewer choices than asked;
+the missing samples are asked for in further calls (with seed ``seed + i`` for sample ``i``)
+so that exactly ``n`` come back. Each call's prompt tokens are counted on the first completion
+it produced; when one call returns several choices, its output tokens are split between them
+by their token counts when the server returned log-probabilities, evenly otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from creval.errors import CrevalError
+from creval.models.base import (
+    Capabilities,
+    Completion,
+    EndpointUnreachable,
+    GenerateRequest,
+    Message,
+    ModelError,
+    TokenLogprob,
+    TransientModelError,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from creval.models import ModelOptions
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+#: Seconds that :meth:`OpenAIModel.check` waits for an answer.
+CHECK_TIMEOUT = 5.0
+_TRANSIENT_STATUS = {408, 409, 429}
+
+
+def normalise_base_url(url: str | None) -> str:
+    """Lower-case scheme and host, no trailing slash; None means the OpenAI API.
+
+    >>> normalise_base_url("HTTP://LocalHost:8080/v1/")
+    'http://localhost:8080/v1'
+    >>> normalise_base_url(None)
+    'https://api.openai.com/v1'
+    """
+    if not url:
+        return OPENAI_BASE_URL
+    parts = urlsplit(url.strip())
+    return urlunsplit(
+        (parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"), parts.query, "")
+    )
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``Retry-After-Ms`` or ``Retry-After`` (seconds or an HTTP date).
+
+    >>> parse_retry_after({"retry-after": "7"})
+    7.0
+    >>> parse_retry_after({"retry-after-ms": "1500"})
+    1.5
+    >>> parse_retry_after({}) is None
+    True
+    """
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = lowered.get(name)
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value) / divisor)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+    return None
+
+
+def _has_connect_error(exc: BaseException | None) -> bool:
+    """Whether the cause chain holds an httpx-style ``ConnectError`` (refused, DNS)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if type(exc).__name__ == "ConnectError":
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _root_message(exc: BaseException) -> str:
+    cause: BaseException = exc
+    while cause.__cause__ is not None:
+        cause = cause.__cause__
+    return str(cause) or type(cause).__name__
+
+
+def _message(m: Message) -> dict[str, Any]:
+    if isinstance(m.content, str):
+        return {"role": m.role, "content": m.content}
+    parts: list[dict[str, Any]] = []
+    for p in m.content:
+        if p.type == "text":
+            parts.append({"type": "text", "text": p.text})
+        else:
+            parts.append({"type": "image_url", "image_url": {"url": p.url}})
+    return {"role": m.role, "content": parts}
+
+
+def _split(total: int, counts: list[int] | None, k: int) -> list[int]:
+    """Split ``total`` output tokens between ``k`` choices.
+
+    >>> _split(10, [3, 7], 2), _split(10, None, 3)
+    ([3, 7], [4, 3, 3])
+    """
+    if counts is not None and sum(counts) == total:
+        return counts
+    base, extra = divmod(total, k)
+    return [base + (1 if i < extra else 0) for i in range(k)]
+
+
+class OpenAIModel:
+    """A model behind an OpenAI-compatible chat-completions endpoint."""
+
+    def __init__(self, name: str, options: ModelOptions) -> None:
+        self.spec = f"openai:{name}"
+        self.name = name
+        self.options = options
+        self.base_url = normalise_base_url(options.base_url)
+        key = options.api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if not options.base_url:
+                raise CrevalError(
+                    f"{self.spec} needs an API key: set OPENAI_API_KEY, or pass --base-url "
+                    "for a local OpenAI-compatible server."
+                )
+            key = "EMPTY"
+        self._api_key = key
+        self.max_concurrency = options.concurrency or 8
+        self.capabilities = Capabilities(
+            logprobs=True, prompt_logprobs=False, n=True, images=True, seed=True
+        )
+        self._clients: dict[int, tuple[asyncio.AbstractEventLoop, Any]] = {}
+        self._token_param = "max_tokens"
+
+    def identity(self) -> dict[str, Any]:
+        """Provider, normalised base URL and model name."""
+        return {"provider": "openai", "base_url": self.base_url, "model": self.name}
+
+    # -- client -------------------------------------------------------------------------------
+    def _client(self) -> Any:
+        """The SDK client of the running event loop (an async client is bound to one)."""
+        loop = asyncio.get_running_loop()
+        entry = self._clients.get(id(loop))
+        if entry is not None and entry[0] is loop:
+            return entry[1]
+        from openai import AsyncOpenAI
+
+        self._clients = {k: v for k, v in self._clients.items() if not v[0].is_closed()}
+        client = AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self.base_url,
+            timeout=self.options.timeout,
+            max_retries=0,
+        )
+        self._clients[id(loop)] = (loop, client)
+        return client
+
+    def _unreachable(self, exc: BaseException) -> EndpointUnreachable:
+        return EndpointUnreachable(
+            f"Cannot reach the OpenAI-compatible endpoint at {self.base_url} "
+            f"({_root_message(exc)}). Start the server there, or fix --base-url."
+        )
+
+    def _map_error(self, exc: Exception) -> ModelError:
+        """Turn an SDK exception into the runner's error types."""
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            if _has_connect_error(exc):
+                return self._unreachable(exc)
+            return TransientModelError(
+                f"{self.spec}: the request to {self.base_url} timed out after "
+                f"{self.options.timeout:g}s"
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            if _has_connect_error(exc):
+                return self._unreachable(exc)
+            return TransientModelError(
+                f"{self.spec}: the connection to {self.base_url} failed: {_root_message(exc)}"
+            )
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            text = f"{self.spec}: {exc.message}"
+            if status in _TRANSIENT_STATUS or status >= 500:
+                return TransientModelError(text, retry_after=parse_retry_after(exc.response.headers))
+            if status == 404 and not self.base_url.endswith("/v1"):
+                text += " (does --base-url need to end in /v1?)"
+            return ModelError(text)
+        return ModelError(f"{self.spec}: {type(exc).__name__}: {exc}")
+
+    async def check(self) -> None:
+        """Raise :class:`EndpointUnreachable` quickly when nothing answers at the endpoint,
+        :class:`ModelError` when it refuses the API key. Any other answer means reachable."""
+        import openai
+
+        client = self._client().with_options(
+            timeout=min(CHECK_TIMEOUT, self.options.timeout), max_retries=0
+        )
+        try:
+            await client.models.list()
+        except openai.APIConnectionError as exc:  # includes timeouts
+            raise self._unreachable(exc) from exc
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise ModelError(
+                f"{self.base_url} refused the API key ({exc.message}). Set OPENAI_API_KEY "
+                "or pass the right key."
+            ) from exc
+        except openai.APIError:
+            return  # it answered: reachable (some servers have no /models)
+
+    # -- generation ---------------------------------------------------------------------------
+    async def generate(self, request: GenerateRequest) -> list[Completion]:
+        """Exactly ``request.n`` completions, asking again for samples the server left out."""
+        completions: list[Completion] = []
+        while len(completions) < request.n:
+            want = request.n - len(completions)
+            seed = None if request.seed is None else request.seed + len(completions)
+            response = await self._create(request, want, seed)
+            choices = sorted(response.choices or [], key=lambda c: c.index)[:want]
+            if not choices:
+                raise ModelError(f"{self.spec}: {self.base_url} returned no choices")
+            completions.extend(self._completions(response, choices, request))
+        return completions
+
+    async def _create(self, request: GenerateRequest, n: int, seed: int | None) -> Any:
+        import openai
+
+        params: dict[str, Any] = {
+            "model": self.name,
+            "messages": [_message(m) for m in request.messages],
+            "temperature": request.temperature,
+            "top_p": request.top_p,
+        }
+        if n > 1:
+            params["n"] = n
+        if request.stop:
+            params["stop"] = list(request.stop)
+        if seed is not None:
+            params["seed"] = seed
+        if request.logprobs:
+            params["logprobs"] = True
+            if request.top_logprobs:
+                params["top_logprobs"] = request.top_logprobs
+        client = self._client()
+        for _ in range(2):
+            try:
+                return await client.chat.completions.create(
+                    **params, **{self._token_param: request.max_tokens}
+                )
+            except openai.BadRequestError as exc:
+                # Newer OpenAI models take max_completion_tokens and reject max_tokens.
+                if self._token_param == "max_tokens" and "max_completion_tokens" in exc.message:
+                    self._token_param = "max_completion_tokens"
+                    continue
+                raise self._map_error(exc) from exc
+            except openai.OpenAIError as exc:
+                raise self._map_error(exc) from exc
+        raise ModelError(f"{self.spec}: {self.base_url} rejected both max_tokens and max_completion_tokens")
+
+    @staticmethod
+    def _completions(response: Any, choices: list[Any], request: GenerateRequest) -> list[Completion]:
+        token_lists: list[list[TokenLogprob] | None] = []
+        for choice in choices:
+            content = getattr(getattr(choice, "logprobs", None), "content", None)
+            if not request.logprobs or content is None:
+                token_lists.append(None)
+                continue
+            tokens = []
+            for entry in content:
+                top = None
+                if request.top_logprobs:
+                    top = {t.token: float(t.logprob) for t in (entry.top_logprobs or [])}
+                tokens.append(TokenLogprob(token=entry.token, logprob=float(entry.logprob), top=top))
+            token_lists.append(tokens)
+        usage = getattr(response, "usage", None)
+        counts = None if any(t is None for t in token_lists) else [len(t or []) for t in token_lists]
+        if usage is not None and usage.completion_tokens is not None:
+            outputs = _split(int(usage.completion_tokens), counts, len(choices))
+        else:
+            outputs = counts or [0] * len(choices)
+        prompt_tokens = int(usage.prompt_tokens or 0) if usage is not None else 0
+        return [
+            Completion(
+                text=choice.message.content or "",
+                finish_reason=choice.finish_reason,
+                tokens=tokens,
+                usage=Usage(input_tokens=prompt_tokens if i == 0 else 0, output_tokens=out),
+            )
+            for i, (choice, tokens, out) in enumerate(zip(choices, token_lists, outputs, strict=True))
+        ]
+
+    async def aclose(self) -> None:
+        """Close the SDK client of the running loop and forget the others."""
+        loop = asyncio.get_running_loop()
+        clients, self._clients = self._clients, {}
+        for owner, client in clients.values():
+            if owner is loop:
+                await client.close()
+
+
+def create(name: str, options: ModelOptions) -> OpenAIModel:
+    """``openai:MODEL`` with ``--base-url`` for any OpenAI-compatible server."""
+    if not name:
+        raise CrevalError(
+            "openai needs a model name: openai:gpt-4o-mini, or openai:NAME --base-url URL "
+            "for an OpenAI-compatible server."
+        )
+    return OpenAIModel(name, options)

@@ -1,0 +1,81 @@
+"""``replay:RUN_DIR``: answers taken from an earlier run, so a run can be re-scored offline.
+
+Answers are matched by the conversation (the messages) and the sample index; generation
+parameters are not compared, so a replay serves the recorded answer even when, say, the
+temperature option was changed. A request the earlier run never made is a ModelError
+(it becomes an error record), never a made-up answer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from creval.errors import CrevalError
+from creval.models.base import (
+    Capabilities,
+    Completion,
+    GenerateRequest,
+    Message,
+    ModelError,
+    digest,
+)
+
+
+def _conversation_key(messages: list[dict[str, Any]] | tuple[Message, ...], sample: int) -> str:
+    plain = [m.model_dump(mode="json") if isinstance(m, Message) else m for m in messages]
+    return digest({"messages": plain, "sample": sample})
+
+
+class ReplayModel:
+    """Serves completions recorded in a run directory's ``records.jsonl``."""
+
+    max_concurrency = 64
+
+    def __init__(self, path: str) -> None:
+        from creval.runner.store import RECORDS, read_records
+
+        if not path:
+            raise CrevalError("replay needs a run directory: --model replay:RUN_DIR")
+        root = Path(path)
+        file = root / RECORDS if root.is_dir() else root
+        if not file.is_file():
+            raise CrevalError(
+                f"replay: {file} does not exist. Point replay: at a run directory from "
+                "`creval run` (it holds records.jsonl)."
+            )
+        self.spec = f"replay:{path}"
+        self._path = file
+        self._answers: dict[str, Completion] = {}
+        for record in read_records(file):
+            for call in record.calls:
+                messages = call.get("request", {}).get("messages", [])
+                first = int(call.get("first_sample", 0))
+                for offset, completion in enumerate(call.get("completions", [])):
+                    key = _conversation_key(messages, first + offset)
+                    self._answers.setdefault(key, Completion.model_validate(completion))
+        has_logprobs = any(c.tokens is not None for c in self._answers.values())
+        self.capabilities = Capabilities(logprobs=has_logprobs, n=True, seed=True)
+
+    def identity(self) -> dict[str, Any]:
+        return {"provider": "replay", "records": str(self._path.resolve())}
+
+    async def generate(self, request: GenerateRequest) -> list[Completion]:
+        first = request.first_sample
+        out = []
+        for i in range(request.n):
+            key = _conversation_key(request.messages, first + i)
+            if key not in self._answers:
+                raise ModelError(
+                    f"the replayed run {self._path} has no answer for this conversation "
+                    f"(sample {first + i})"
+                )
+            out.append(self._answers[key])
+        return out
+
+    async def aclose(self) -> None:
+        return None
+
+
+def create(name: str, options: Any) -> ReplayModel:
+    return ReplayModel(name)

@@ -1,0 +1,1 @@
+"""Reports: Markdown files in the run directory and tables on the terminal."""

@@ -1,0 +1,73 @@
+"""A readable Markdown report of one run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+REPORT = "report.md"
+
+
+def fmt(value: Any) -> str:
+    """Format a cell: floats to 4 places, None as a dash.
+
+    >>> fmt(0.123456), fmt(None), fmt(3)
+    ('0.1235', '-', '3')
+    """
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> str:
+    """Rows of dicts as a Markdown table.
+
+    >>> print(markdown_table([{"a": 1, "b": 0.5}]))
+    | a | b |
+    | --- | --- |
+    | 1 | 0.5000 |
+    """
+    if not rows:
+        return "_(none)_"
+    cols = columns or list(rows[0])
+    lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
+    lines += ["| " + " | ".join(fmt(row.get(c)) for c in cols) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_report(manifest: dict[str, Any], scores: dict[str, Any]) -> str:
+    """The report of one run as Markdown."""
+    name = scores.get("benchmark", manifest.get("benchmark", "?"))
+    out = [f"# creval run: {name}", ""]
+    out.append(f"- model: `{manifest.get('model_spec')}`")
+    out.append(f"- created: {manifest.get('created')}; creval {manifest.get('packages', {}).get('creval', '?')}, git {manifest.get('git_revision') or '-'}")
+    units = scores.get("units", {})
+    out.append(
+        f"- units: {units.get('finished', 0)} finished of {units.get('total', 0)}, "
+        f"{units.get('errors', 0)} errors, {units.get('missing', 0)} missing"
+    )
+    out += ["", "## Scores", "", markdown_table([{"metric": k, "value": v} for k, v in scores.get("headline", {}).items()])]
+    if scores.get("resources"):
+        out += ["", "Scored with: `" + json.dumps(scores["resources"], ensure_ascii=False) + "`"]
+    for note in scores.get("notes", []):
+        out.append(f"- {note}")
+    out += ["", "## Options", "", "```json", json.dumps(manifest.get("options", {}), indent=2, ensure_ascii=False), "```"]
+    usage = scores.get("usage", {})
+    rows = [
+        {"model": m, **row}
+        for m, row in usage.get("all_invocations", {}).get("models", {}).items()
+    ]
+    out += ["", f"## Usage ({usage.get('invocations', 0)} invocations)", "", markdown_table(rows)]
+    if scores.get("errors"):
+        out += ["", "## Errors", "", markdown_table(scores["errors"])]
+    out += ["", "## Items", "", markdown_table(scores.get("table", []))]
+    return "\n".join(out) + "\n"
+
+
+def write_report(out: Path, manifest: dict[str, Any], scores: dict[str, Any]) -> Path:
+    path = Path(out) / REPORT
+    path.write_text(render_report(manifest, scores), encoding="utf-8")
+    return path

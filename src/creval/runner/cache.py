@@ -1,0 +1,82 @@
+"""SQLite response cache (WAL), one row per sample.
+
+The key covers the model's identity, every generation parameter, the messages and the
+sample index, so the ``n`` samples of one request stay distinct and one model's answers are
+never served for another model.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from creval.models.base import Completion, GenerateRequest, digest
+
+
+def default_cache_path() -> Path:
+    """``$CREVAL_CACHE_DIR/responses.sqlite``, else the XDG cache folder."""
+    root = os.environ.get("CREVAL_CACHE_DIR")
+    if root:
+        return Path(root) / "responses.sqlite"
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "creval" / "responses.sqlite"
+
+
+def cache_key(model_identity: dict[str, Any], request: GenerateRequest, sample_index: int) -> str:
+    """The cache key of sample ``sample_index`` of ``request`` from the model ``model_identity``.
+
+    ``request.n`` is not part of the key: sample 3 is the same sample whether it was asked
+    for alone or as part of a batch of five.
+
+    >>> r = GenerateRequest.chat("hi", temperature=0.7, seed=1)
+    >>> k0 = cache_key({"provider": "local"}, r, 0)
+    >>> k0 == cache_key({"provider": "local"}, r.with_n(4), 0)
+    True
+    >>> k0 == cache_key({"provider": "local"}, r, 1)
+    False
+    >>> k0 == cache_key({"provider": "openai"}, r, 0)
+    False
+    """
+    return digest(
+        {
+            "model": model_identity,
+            "params": request.params(),
+            "messages": [m.model_dump(mode="json") for m in request.messages],
+            "sample": sample_index,
+        }
+    )
+
+
+class ResponseCache:
+    """A persistent map from :func:`cache_key` to :class:`Completion`."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses ("
+            " key TEXT PRIMARY KEY, model TEXT NOT NULL, created REAL NOT NULL,"
+            " completion TEXT NOT NULL)"
+        )
+
+    def get(self, key: str) -> Completion | None:
+        row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else Completion.model_validate_json(row[0])
+
+    def put(self, key: str, model: str, completion: Completion) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses (key, model, created, completion) VALUES (?,?,?,?)",
+            (key, model, time.time(), completion.model_dump_json()),
+        )
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,245 @@
+"""The runner: units of work through models with a cache, retries, limits and a run store."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from creval.models.base import (
+    Completion,
+    EndpointUnreachable,
+    GenerateRequest,
+    Model,
+    ModelError,
+    TransientModelError,
+)
+from creval.runner.cache import ResponseCache, cache_key
+from creval.runner.counters import Counters
+from creval.runner.progress import Progress
+from creval.runner.store import Record, RunStore
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for rate limits, timeouts and server errors."""
+
+    attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_delay)
+        backoff = self.base_delay * (2 ** (attempt - 1))
+        return float(min(backoff, self.max_delay) * (0.5 + random.random() / 2))
+
+
+@dataclass
+class Unit:
+    """One unit of work: ``run`` gets a context to call models and returns the output."""
+
+    key: str
+    run: Callable[[UnitContext], Awaitable[dict[str, Any]]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class UnitFailed(Exception):
+    """A model call failed after its retries; the unit becomes an error record."""
+
+
+class UnitContext:
+    """What a unit sees: model calls that are cached, counted, limited and retried."""
+
+    def __init__(self, runner: Runner) -> None:
+        self._runner = runner
+        self.calls: list[dict[str, Any]] = []
+
+    async def generate(
+        self, request: GenerateRequest, *, role: str = "target", first_sample: int = 0
+    ) -> list[Completion]:
+        """Samples ``first_sample .. first_sample + request.n - 1`` of ``request``.
+
+        Sample ``i`` is generated with seed ``request.seed + i`` when the request is seeded,
+        so sample ``i`` is the same whether it is asked for alone or in a batch.
+        """
+        completions = await self._runner.complete(role, request, first_sample)
+        self.calls.append(
+            {
+                "role": role,
+                "model": self._runner.models[role].spec,
+                "request": request.model_dump(mode="json"),
+                "first_sample": first_sample,
+                "completions": [c.model_dump(mode="json", exclude_none=True) for c in completions],
+            }
+        )
+        return completions
+
+
+class Runner:
+    """Runs units concurrently, skipping those the store has finished."""
+
+    def __init__(
+        self,
+        store: RunStore,
+        models: dict[str, Model],
+        *,
+        cache: ResponseCache | None = None,
+        retry: RetryPolicy | None = None,
+        progress: bool = True,
+        counters: Counters | None = None,
+    ) -> None:
+        self.store = store
+        self.models = models
+        self.cache = cache
+        self.retry = retry or RetryPolicy()
+        self.counters = counters or Counters()
+        self.show_progress = progress
+        self._limits: dict[str, asyncio.Semaphore] = {}
+        self._progress: Progress | None = None
+
+    # -- model calls --------------------------------------------------------------------------
+    def _limit(self, model: Model) -> asyncio.Semaphore:
+        endpoint = str(model.identity().get("base_url") or model.spec)
+        if endpoint not in self._limits:
+            self._limits[endpoint] = asyncio.Semaphore(max(1, model.max_concurrency))
+        return self._limits[endpoint]
+
+    async def complete(
+        self, role: str, request: GenerateRequest, first_sample: int
+    ) -> list[Completion]:
+        model = self.models[role]
+        identity = model.identity()
+        indices = range(first_sample, first_sample + request.n)
+        keys = [cache_key(identity, request, i) for i in indices]
+        found: dict[int, Completion] = {}
+        if self.cache is not None:
+            for i, key in zip(indices, keys, strict=True):
+                hit = self.cache.get(key)
+                if hit is not None:
+                    found[i] = hit
+            self.counters.add(model.spec, cache_hits=len(found))
+        for start, count in _missing_runs(list(indices), found):
+            seed = None if request.seed is None else request.seed + start
+            batch = await self._call(model, request.with_n(count, seed=seed, first_sample=start))
+            for offset, completion in enumerate(batch):
+                found[start + offset] = completion
+                if self.cache is not None:
+                    key = keys[start + offset - first_sample]
+                    self.cache.put(key, model.spec, completion)
+        return [found[i] for i in indices]
+
+    async def _call(self, model: Model, request: GenerateRequest) -> list[Completion]:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with self._limit(model):
+                    self.counters.add(model.spec, requests=1)
+                    completions = await model.generate(request)
+            except (TransientModelError, EndpointUnreachable, asyncio.TimeoutError) as exc:
+                if attempt >= self.retry.attempts:
+                    self.counters.add(model.spec, errors=1)
+                    raise UnitFailed(f"{type(exc).__name__} after {attempt} attempts: {exc}") from exc
+                self.counters.add(model.spec, retries=1)
+                await asyncio.sleep(self.retry.delay(attempt, getattr(exc, "retry_after", None)))
+                continue
+            except ModelError as exc:
+                self.counters.add(model.spec, errors=1)
+                raise UnitFailed(f"{type(exc).__name__}: {exc}") from exc
+            if len(completions) != request.n:
+                self.counters.add(model.spec, errors=1)
+                raise UnitFailed(f"{model.spec} returned {len(completions)} of {request.n} samples")
+            usage = sum((c.usage for c in completions), start=completions[0].usage.__class__())
+            self.counters.add(
+                model.spec, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
+            )
+            if self._progress is not None:
+                self._progress.update(self.counters)
+            return completions
+
+    # -- units --------------------------------------------------------------------------------
+    async def _run_unit(self, unit: Unit) -> Record:
+        ctx = UnitContext(self)
+        started = time.time()
+        try:
+            output = await unit.run(ctx)
+            record = Record(
+                key=unit.key, status="ok", unit=unit.meta, output=output, calls=ctx.calls,
+                started=started, seconds=time.time() - started,
+            )
+        except UnitFailed as exc:
+            record = Record(
+                key=unit.key, status="error", unit=unit.meta, calls=ctx.calls, error=str(exc),
+                started=started, seconds=time.time() - started,
+            )
+        except Exception as exc:  # a bug in a unit must not lose the rest of the run
+            record = Record(
+                key=unit.key, status="error", unit=unit.meta, calls=ctx.calls,
+                error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}",
+                started=started, seconds=time.time() - started,
+            )
+        self.store.append(record)
+        return record
+
+    def pending(self, units: Sequence[Unit]) -> list[Unit]:
+        """Units without a finished (``ok``) record. Errored units are tried again."""
+        done = {k for k, r in self.store.latest().items() if r.status == "ok"}
+        seen: set[str] = set()
+        todo = []
+        for unit in units:
+            if unit.key in seen:
+                raise ValueError(f"duplicate unit key {unit.key!r}")
+            seen.add(unit.key)
+            if unit.key not in done:
+                todo.append(unit)
+        return todo
+
+    async def run(self, units: Sequence[Unit], *, concurrency: int | None = None) -> list[Record]:
+        """Run the pending units; return the records written by this call."""
+        todo = self.pending(units)
+        if not todo:
+            return []
+        width = concurrency or max(2, 2 * max(m.max_concurrency for m in self.models.values()))
+        gate = asyncio.Semaphore(width)
+        written: list[Record] = []
+
+        async def one(unit: Unit) -> None:
+            async with gate:
+                record = await self._run_unit(unit)
+            written.append(record)
+            self.counters.units_done += 1
+            if record.status == "error":
+                self.counters.units_failed += 1
+            if self._progress is not None:
+                self._progress.advance(self.counters)
+
+        with Progress(total=len(todo), enabled=self.show_progress) as progress:
+            self._progress = progress
+            try:
+                await asyncio.gather(*(one(u) for u in todo))
+            finally:
+                self._progress = None
+        return written
+
+
+def _missing_runs(indices: list[int], found: dict[int, Any]) -> list[tuple[int, int]]:
+    """Contiguous runs ``(start, count)`` of indices not in ``found``.
+
+    >>> _missing_runs([0, 1, 2, 3, 4], {1: "x", 2: "y"})
+    [(0, 1), (3, 2)]
+    """
+    runs: list[tuple[int, int]] = []
+    for i in indices:
+        if i in found:
+            continue
+        if runs and runs[-1][0] + runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((i, 1))
+    return runs

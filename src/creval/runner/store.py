@@ -1,0 +1,168 @@
+"""The run store: a directory with ``manifest.json``, ``records.jsonl`` and ``scores.json``.
+
+``records.jsonl`` is append-only: one line per finished unit of work, flushed and fsynced
+before the next unit is acknowledged. A process killed mid-write can leave at most one
+partial last line; opening the store cuts it off, so a resumed run never appends to a
+broken line and never duplicates a record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from creval.errors import CrevalError
+
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+SCORES = "scores.json"
+INVOCATIONS = "invocations.jsonl"
+
+
+class Record(BaseModel):
+    """One finished unit of work."""
+
+    key: str
+    status: Literal["ok", "error"]
+    unit: dict[str, Any] = Field(default_factory=dict)
+    output: dict[str, Any] = Field(default_factory=dict)
+    calls: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None
+    started: float = 0.0
+    seconds: float = 0.0
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    """Write JSON to ``path`` through a temporary file and a rename (never half-written)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(value, fh, ensure_ascii=False, indent=2, default=str)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read_records(path: Path) -> list[Record]:
+    """Read a records file; a partial (unterminated) last line is ignored."""
+    if not path.exists():
+        return []
+    records: list[Record] = []
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    complete = lines[:-1]  # the piece after the last newline is empty or partial
+    for number, raw in enumerate(complete, start=1):
+        if not raw.strip():
+            continue
+        try:
+            records.append(Record.model_validate_json(raw))
+        except ValidationError as exc:
+            raise CrevalError(
+                f"{path}:{number}: not a valid creval record ({exc.errors()[0]['msg']}). "
+                "Fix or delete that line, or start a new run with another --out."
+            ) from None
+    return records
+
+
+class RunStore:
+    """A run directory. Open it, read what is finished, append what finishes next."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.records_path = self.root / RECORDS
+        self._repair_tail()
+        self._fh = open(self.records_path, "ab")  # noqa: SIM115 - kept open for the run
+
+    def _repair_tail(self) -> None:
+        """Cut a partial last line left by a killed process."""
+        if not self.records_path.exists():
+            return
+        with open(self.records_path, "rb+") as fh:
+            data = fh.read()
+            if data and not data.endswith(b"\n"):
+                cut = data.rfind(b"\n") + 1
+                fh.truncate(cut)
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    # -- manifest ---------------------------------------------------------------------------
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST
+
+    def read_manifest(self) -> dict[str, Any] | None:
+        if not self.manifest_path.exists():
+            return None
+        try:
+            value: dict[str, Any] = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise CrevalError(f"{self.manifest_path} is not valid JSON ({exc}).") from None
+        return value
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_json_atomic(self.manifest_path, manifest)
+
+    # -- records ----------------------------------------------------------------------------
+    def records(self) -> list[Record]:
+        return read_records(self.records_path)
+
+    def latest(self) -> dict[str, Record]:
+        """The last record per unit key (a retried error is replaced by its success)."""
+        return {r.key: r for r in self.records()}
+
+    def append(self, record: Record) -> None:
+        line = record.model_dump_json().encode("utf-8") + b"\n"
+        self._fh.write(line)
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    # -- scores and invocations -------------------------------------------------------------
+    def write_scores(self, scores: dict[str, Any]) -> None:
+        write_json_atomic(self.root / SCORES, scores)
+
+    def read_scores(self) -> dict[str, Any] | None:
+        path = self.root / SCORES
+        if not path.exists():
+            return None
+        try:
+            value: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            return None
+        return value
+
+    def log_invocation(self, entry: dict[str, Any]) -> None:
+        with open(self.root / INVOCATIONS, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"time": time.time(), **entry}, ensure_ascii=False) + "\n")
+
+    def invocations(self) -> list[dict[str, Any]]:
+        path = self.root / INVOCATIONS
+        if not path.exists():
+            return []
+        out = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut by a kill
+        return out
+
+    def records_digest(self) -> str:
+        import hashlib
+
+        h = hashlib.sha256()
+        if self.records_path.exists():
+            with open(self.records_path, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+        return h.hexdigest()
+
+    def close(self) -> None:
+        self._fh.close()

@@ -1,0 +1,58 @@
+"""Kill -9 at any moment loses at most the units in flight and never duplicates a record."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CREVAL = [sys.executable, "-m", "creval.cli"]
+
+
+def _keys(run: Path) -> list[str]:
+    lines = (run / "records.jsonl").read_bytes().split(b"\n")
+    return [json.loads(line)["key"] for line in lines if line.strip()]
+
+
+@pytest.mark.slow
+def test_kill_minus_nine_then_resume(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    env = {**os.environ, "CREVAL_CACHE_DIR": str(tmp_path / "cache")}
+    cmd = [*CREVAL, "run", "dat", "--model", "local", "--out", str(run), "--trials", "24",
+           "--max-tokens", "48", "--no-progress"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 240
+    records = run / "records.jsonl"
+    while time.time() < deadline:
+        if records.exists() and records.read_bytes().count(b"\n") >= 4:
+            break
+        if proc.poll() is not None:
+            pytest.fail("the run ended before it could be killed: " + proc.stderr.read().decode())
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = _keys(run)
+    assert 4 <= len(before) < 24, "kill landed after the run finished; use more trials"
+
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    after = _keys(run)
+    assert len(after) == len(set(after)) == 24, "a record was lost or duplicated"
+    assert after[: len(before)] == before, "finished records were rewritten"
+    invocations = [json.loads(x) for x in (run / "invocations.jsonl").read_text().splitlines()]
+    assert invocations[-1]["pending"] == 24 - len(before)
+    scores = json.loads((run / "scores.json").read_text())
+    assert scores["units"]["finished"] == 24
+
+    # a third invocation has nothing to do: no model request at all
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    scores = json.loads((run / "scores.json").read_text())
+    assert scores["usage"]["this_invocation"]["models"] == {}
+    assert _keys(run) == after
