@@ -140,7 +140,7 @@ def run(
     root = out or Path("runs") / _slug(model)
     results = []
     for bench in chosen:
-        values = {k: v for k, v in extra.items() if k in bench.Options.model_fields}
+        values: dict[str, Any] = {k: v for k, v in extra.items() if k in bench.Options.model_fields}
         if limit is not None:
             values["limit"] = limit
         options = bench.parse_options(values)

@@ -119,7 +119,9 @@ def test_olson_hand_calculation_with_mixed_distances() -> None:
     result = dat_olson(["sun", "ink", "fog"], vocabulary=vecs, vectors=vecs, minimum=3)
     assert result.score == pytest.approx(100 * (3 - math.sqrt(2)) / 3)
     # scale=1 gives the unscaled mean; the cleaned answers are what is scored.
-    unscaled = dat_olson([" SUN ", "ink.", "Fog!"], vocabulary=vecs, vectors=vecs, minimum=3, scale=1)
+    unscaled = dat_olson(
+        [" SUN ", "ink.", "Fog!"], vocabulary=vecs, vectors=vecs, minimum=3, scale=1
+    )
     assert unscaled.score == pytest.approx((3 - math.sqrt(2)) / 3)
     assert unscaled.used == ("sun", "ink", "fog")
 
@@ -172,7 +174,9 @@ def test_olson_too_few_valid_words_gives_no_score() -> None:
 def test_olson_with_a_vector_function() -> None:
     vecs = {"sun": np.array([1.0, 0.0]), "ink": np.array([0.0, 1.0])}
     result = dat_olson(
-        ["sun", "ink"], vocabulary=set(vecs), vectors=lambda ws: np.stack([vecs[w] for w in ws]),
+        ["sun", "ink"],
+        vocabulary=set(vecs),
+        vectors=lambda ws: np.stack([vecs[w] for w in ws]),
         minimum=2,
     )
     assert result.score == pytest.approx(100.0)
@@ -227,8 +231,11 @@ def test_all_valid_hand_calculation() -> None:
     # the paper's GRPO reward.
     vecs = {"傘": [1, 0], "糖": [0, 1], "図": [1, 1]}
     result = dat_all_valid(
-        ["傘", "糖", "図"], is_valid=_is_kanji_word,
-        embed=lambda ws: np.array([vecs[w] for w in ws]), expected=3, scale=10,
+        ["傘", "糖", "図"],
+        is_valid=_is_kanji_word,
+        embed=lambda ws: np.array([vecs[w] for w in ws]),
+        expected=3,
+        scale=10,
     )
     assert result.score == pytest.approx(10 * (3 - math.sqrt(2)) / 3)
 
@@ -268,9 +275,14 @@ def test_all_valid_rejects_a_boolean_validator() -> None:
 
 def _trial(score: float | None, used: tuple[str, ...] = ("a", "b"), reason: str = "x") -> DATResult:
     return DATResult(
-        variant="all-valid", words=used, valid=used, used=used if score is not None else (),
+        variant="all-valid",
+        words=used,
+        valid=used,
+        used=used if score is not None else (),
         invalid=(InvalidWord("q", "not a noun: q is 動詞"),) if score is None else (),
-        duplicates=(), score=score, reason=None if score is not None else reason,
+        duplicates=(),
+        score=score,
+        reason=None if score is not None else reason,
     )
 
 
@@ -306,7 +318,9 @@ def test_summary_small_cases() -> None:
 
 
 def test_summary_rejects_mixed_variants_and_junk() -> None:
-    olson = dat_olson(["ab", "cd"], vocabulary={"ab", "cd"}, vectors=_orthogonal(["ab", "cd"]), minimum=2)
+    olson = dat_olson(
+        ["ab", "cd"], vocabulary={"ab", "cd"}, vectors=_orthogonal(["ab", "cd"]), minimum=2
+    )
     with pytest.raises(ValueError, match="mix of DAT variants"):
         summarize_dat([olson, _trial(0.5)])
     with pytest.raises(ValueError, match="item 0 is a float"):

@@ -69,7 +69,9 @@ def test_agrees_with_scipy() -> None:
     np.testing.assert_allclose(pairwise_cosine_distances(X), ref, atol=1e-12)
     assert mean_pairwise_cosine_distance(X) == pytest.approx(spatial.pdist(X, "cosine").mean())
     np.testing.assert_allclose(
-        paired_cosine_distances(X, Y), [spatial.cosine(x, y) for x, y in zip(X, Y)], atol=1e-12
+        paired_cosine_distances(X, Y),
+        [spatial.cosine(x, y) for x, y in zip(X, Y, strict=True)],
+        atol=1e-12,
     )
     assert cosine_distance(X[0], Y[0]) == pytest.approx(spatial.cosine(X[0], Y[0]))
 

@@ -69,7 +69,7 @@ def test_model_loads_on_first_generate_only() -> None:
     assert isinstance(model, LocalModel)
     model.identity()
     assert not model.loaded
-    _generate(model, GenerateRequest.chat(PROMPT, max_tokens=4, seed=1))
+    _generate(model, GenerateRequest.chat(PROMPT, max_tokens=2, seed=1))
     assert model.loaded
     asyncio.run(model.aclose())
     assert not model.loaded
@@ -77,7 +77,7 @@ def test_model_loads_on_first_generate_only() -> None:
 
 @pytest.mark.slow
 def test_seeded_samples_are_n_distinct_and_reproducible(models_smol: LocalModel) -> None:
-    request = GenerateRequest.chat(PROMPT, n=3, seed=11, max_tokens=24, temperature=1.0)
+    request = GenerateRequest.chat(PROMPT, n=3, seed=11, max_tokens=12, temperature=1.0)
     first = _generate(models_smol, request)
     assert len(first) == 3
     assert all(c.text.strip() for c in first)
@@ -87,20 +87,20 @@ def test_seeded_samples_are_n_distinct_and_reproducible(models_smol: LocalModel)
     # prompt tokens on the first completion only, output tokens on each
     assert first[0].usage.input_tokens > 5
     assert [c.usage.input_tokens for c in first[1:]] == [0, 0]
-    assert all(0 < c.usage.output_tokens <= 24 for c in first)
+    assert all(0 < c.usage.output_tokens <= 12 for c in first)
 
     again = _generate(models_smol, request)
     assert [c.text for c in again] == [c.text for c in first]
     # sample i uses seed + i: a request starting at seed 12 reproduces samples 1 and 2
     shifted = _generate(models_smol, request.with_n(2, seed=12))
     assert [c.text for c in shifted] == [c.text for c in first[1:]]
-    other = _generate(models_smol, request.with_n(3, seed=99))
-    assert [c.text for c in other] != [c.text for c in first]
+    other = _generate(models_smol, request.with_n(1, seed=99))
+    assert other[0].text != first[0].text
 
 
 @pytest.mark.slow
 def test_unseeded_requests_use_the_default_seed(models_smol: LocalModel) -> None:
-    request = GenerateRequest.chat(PROMPT, max_tokens=16)
+    request = GenerateRequest.chat(PROMPT, max_tokens=8)
     a = _generate(models_smol, request)
     b = _generate(models_smol, request.with_n(1, seed=0))
     assert a[0].text == b[0].text
@@ -108,7 +108,7 @@ def test_unseeded_requests_use_the_default_seed(models_smol: LocalModel) -> None
 
 @pytest.mark.slow
 def test_logprobs_one_per_output_token(models_smol: LocalModel) -> None:
-    request = GenerateRequest.chat(PROMPT, n=2, seed=5, max_tokens=20, logprobs=True, top_logprobs=3)
+    request = GenerateRequest.chat(PROMPT, n=2, seed=5, max_tokens=12, logprobs=True, top_logprobs=3)
     completions = _generate(models_smol, request)
     assert len(completions) == 2
     for c in completions:
@@ -129,7 +129,7 @@ def test_logprobs_one_per_output_token(models_smol: LocalModel) -> None:
 
 @pytest.mark.slow
 def test_greedy_logprobs_pick_the_top_token(models_smol: LocalModel) -> None:
-    request = GenerateRequest.chat(PROMPT, temperature=0.0, max_tokens=12, logprobs=True, top_logprobs=1)
+    request = GenerateRequest.chat(PROMPT, temperature=0.0, max_tokens=8, logprobs=True, top_logprobs=1)
     (c,) = _generate(models_smol, request)
     assert c.tokens is not None and len(c.tokens) == c.usage.output_tokens
     for t in c.tokens:
@@ -141,7 +141,7 @@ def test_greedy_logprobs_pick_the_top_token(models_smol: LocalModel) -> None:
 
 @pytest.mark.slow
 def test_stop_strings_cut_the_text(models_smol: LocalModel) -> None:
-    base = GenerateRequest.chat(PROMPT, temperature=0.0, max_tokens=30)
+    base = GenerateRequest.chat(PROMPT, temperature=0.0, max_tokens=20)
     (full,) = _generate(models_smol, base)
     words = full.text.split()
     assert len(words) > 4, full.text

@@ -61,8 +61,10 @@ def test_full_width_numbers_and_ideographic_space() -> None:
 
 def test_one_line_lists() -> None:
     # Table 16 of the Japanese paper prints the numbered answer on one line.
-    table16 = "1. Umbrella 2. Sugar 3. Map 4. Music 5. Battery 6. Mirror 7. Air 8. Clock " \
+    table16 = (
+        "1. Umbrella 2. Sugar 3. Map 4. Music 5. Battery 6. Mirror 7. Air 8. Clock "
         "9. Fireworks 10. Newspaper"
+    )
     assert parse_word_list(table16) == [
         "Umbrella", "Sugar", "Map", "Music", "Battery", "Mirror", "Air", "Clock", "Fireworks",
         "Newspaper",
@@ -70,8 +72,10 @@ def test_one_line_lists() -> None:
     assert parse_word_list("、".join(JA_TEN)) == JA_TEN
     assert parse_word_list("１．傘２．砂糖３．地図") == ["傘", "砂糖", "地図"]
     assert parse_word_list("①傘 ②砂糖 ③地図") == ["傘", "砂糖", "地図"]
-    text = "Sure, here are ten words: cat, democracy, volcano, spoon, jealousy, galaxy, " \
+    text = (
+        "Sure, here are ten words: cat, democracy, volcano, spoon, jealousy, galaxy, "
         "bicycle, fungus, lullaby, and tax."
+    )
     assert parse_word_list(text) == [
         "cat", "democracy", "volcano", "spoon", "jealousy", "galaxy", "bicycle", "fungus",
         "lullaby", "tax",
@@ -80,7 +84,7 @@ def test_one_line_lists() -> None:
 
 def test_explanations_quotes_and_punctuation_are_removed() -> None:
     text = (
-        '1. "Umbrella"\n2. \'Sugar\'.\n3. Ocean: a vast body of water\n4. Piano (instrument)\n'
+        "1. \"Umbrella\"\n2. 'Sugar'.\n3. Ocean: a vast body of water\n4. Piano (instrument)\n"
         "5. cul-de-sac - a dead-end street\n6. `Tax`\n7. *Kite*\n8. Volcano—hot\n"
         "9. 傘、雨の日に使う\n10. Moss because it is soft"
     )
@@ -99,11 +103,17 @@ def test_bare_lines_after_a_preamble() -> None:
     text = "Here are 10 words:\ncat\nocean\ntax\n\nI hope this helps you with your task today!"
     assert parse_word_list(text) == ["cat", "ocean", "tax"]
     assert parse_word_list("以下の単語を考えました。\n傘\n砂糖\n地図") == ["傘", "砂糖", "地図"]
+    # Words that often start a preamble are answers when they stand alone.
+    assert parse_word_list("Sure thing\nAnswer\nNote\nList\nI hope that helps") == [
+        "Answer", "Note", "List"
+    ]  # fmt: skip
 
 
 def test_list_followed_by_numbered_explanations() -> None:
-    text = "1. Cat\n2. Democracy\n3. Spoon\n\nExplanation:\n1. Cat is an animal.\n" \
+    text = (
+        "1. Cat\n2. Democracy\n3. Spoon\n\nExplanation:\n1. Cat is an animal.\n"
         "2. Democracy is a system.\n3. Spoon is a tool."
+    )
     assert parse_word_list(text) == ["Cat", "Democracy", "Spoon"]
     assert parse_word_list(text, expected=3) == ["Cat", "Democracy", "Spoon"]
     # With expected=6 the reading with all numbered lines matches and is chosen.
@@ -174,7 +184,10 @@ SMOL_STARS = "Here is the sentence.\n\n*universe - 10\n*undefined - 10\n*univers
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        (SMOL_REPEATS, ["Tzara", "Tzara", "Etz", "Shalom", "Tzara", "Etz", "Etz", "Yak", "Elok", "Etz"]),
+        (
+            SMOL_REPEATS,
+            ["Tzara", "Tzara", "Etz", "Shalom", "Tzara", "Etz", "Etz", "Yak", "Elok", "Etz"],
+        ),
         (SMOL_BAD_NUMBERS, ["abracadabra", "acacia", "anti-adhesion"]),
         (SMOL_PLACEHOLDERS, [f"Word{i}" for i in range(1, 11)]),
         (SMOL_HEADINGS, [f"word{i}" for i in range(1, 8)]),

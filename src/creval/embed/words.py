@@ -127,7 +127,7 @@ class WordVectors:
 
     def identity(self) -> dict[str, Any]:
         """What makes these vectors their own: source, dimension, size, case handling."""
-        return {**self._identity, "spec": self.spec, "dim": self.dim, "words": len(self),
+        return {**self._identity, "dim": self.dim, "words": len(self),
                 "lowercase": self.lowercase}
 
 

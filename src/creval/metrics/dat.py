@@ -11,8 +11,8 @@ Two variants, both pure functions over words and vectors (no files, no models):
   exactly ``expected`` (10) valid, distinct words, otherwise the response is invalid (excluded
   from the mean and counted); the score is the mean pairwise cosine distance, not scaled.
 
-Whatever happens, a :class:`DATResult` records which words were used, which were rejected and
-why, and (when there is no score) the reason. :func:`summarize_dat` aggregates many trials.
+A :class:`DATResult` records the words used, those rejected and why, and why there is no
+score; :func:`summarize_dat` aggregates many trials.
 
 >>> import numpy as np
 >>> vocab = {"cat", "dog", "tree"}
@@ -38,16 +38,9 @@ from numpy.typing import ArrayLike
 from creval.metrics.distance import mean_pairwise_cosine_distance
 
 __all__ = [
-    "DATResult",
-    "DATSummary",
-    "InvalidWord",
-    "dat_all_valid",
-    "dat_olson",
-    "olson_candidates",
-    "olson_clean",
-    "olson_validate",
-    "summarize_dat",
-]
+    "DATResult", "DATSummary", "InvalidWord", "dat_all_valid", "dat_olson",
+    "olson_candidates", "olson_clean", "olson_validate", "summarize_dat",
+]  # fmt: skip
 
 VARIANT_OLSON = "olson"
 VARIANT_ALL_VALID = "all-valid"
@@ -79,18 +72,11 @@ class InvalidWord(NamedTuple):
 class DATResult:
     """The outcome of scoring one DAT response.
 
-    Attributes
-    ----------
-    variant : ``"olson"`` or ``"all-valid"``.
-    words : the words as given.
-    valid : distinct valid words in answer order (Olson: their validated, cleaned form).
-    used : the words that were scored (Olson: the first ``minimum`` of ``valid``); empty when
-        there is no score.
-    invalid : rejected words with reasons.
-    duplicates : valid words that repeat an earlier one (one entry per repeat).
-    score : the DAT score, or None when the response could not be scored.
-    reason : why there is no score (one of a few fixed phrases, good for counting), else None.
-    detail : a human-readable explanation of ``reason``.
+    ``words`` are the answers as given; ``valid`` the distinct valid ones in order (Olson:
+    in their validated form); ``used`` those scored (empty without a score); ``invalid`` the
+    rejected ones with reasons; ``duplicates`` one entry per repeat of a valid word.
+    ``reason`` says why there is no score (a few fixed phrases, good for counting) and
+    ``detail`` explains it.
     """
 
     variant: str
@@ -110,11 +96,7 @@ class DATResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (invalid words as ``{"word", "reason"}`` objects)."""
-        data = asdict(self)
-        data["words"] = list(self.words)
-        data["valid"] = list(self.valid)
-        data["used"] = list(self.used)
-        data["duplicates"] = list(self.duplicates)
+        data = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
         data["invalid"] = [i._asdict() for i in self.invalid]
         return data
 
@@ -186,16 +168,28 @@ def _check_words(words: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
-def _check_count(value: int, *, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-        raise ValueError(f"{name} must be an integer of at least 2 (a score needs a pair), got {value!r}.")
-
-
-def _check_scale(scale: float) -> None:
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
-        math.isfinite(scale) and scale > 0
-    ):
+def _check_options(count: int, *, name: str, scale: float) -> None:
+    if isinstance(count, bool) or not isinstance(count, int) or count < 2:
+        raise ValueError(f"{name} must be an integer of at least 2 (a pair), got {count!r}.")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < math.inf:
         raise ValueError(f"scale must be a positive finite number, got {scale!r}.")
+
+
+def _common(
+    variant: str,
+    words: tuple[str, ...],
+    valid: list[str],
+    invalid: list[InvalidWord],
+    dups: list[str],
+) -> dict[str, Any]:
+    """The DATResult fields shared by the scored and the unscored outcome."""
+    return {
+        "variant": variant,
+        "words": words,
+        "valid": tuple(valid),
+        "invalid": tuple(invalid),
+        "duplicates": tuple(dups),
+    }
 
 
 def _matrix(words: Sequence[str], vectors: Vectors) -> np.ndarray:
@@ -227,18 +221,15 @@ def dat_olson(
 
     Parameters
     ----------
-    words : sequence of str
-        The answers, in order (typically 10).
-    vocabulary : container of str
-        The valid words (Olson: ``words.txt`` entries matching ``^[a-z][a-z-]*[a-z]$``).
-    vectors : mapping word -> vector, or a function ``words -> (n, d) array``
-        With a mapping, a word must also be a key to be valid (Olson's vocabulary is the
-        dictionary joined with GloVe). A function is only called for the words scored, so the
-        vocabulary must then contain only words it can embed.
-    minimum : int, default 7
-        How many distinct valid words are scored; fewer means no score.
-    scale : float, default 100.0
-        Multiplier of the mean distance (Olson: 100, so scores lie in 0..200).
+    words : the answers, in order (typically 10).
+    vocabulary : the valid words (Olson: ``words.txt`` entries matching
+        ``^[a-z][a-z-]*[a-z]$``; see :mod:`creval.text.dictionary`).
+    vectors : a mapping word -> vector, or a function ``words -> (n, d) array``. With a
+        mapping, a word must also be a key to be valid (Olson's vocabulary is the dictionary
+        joined with GloVe). A function is only called for the words scored, so the
+        vocabulary must then hold only words it can embed.
+    minimum : how many distinct valid words are scored (default 7); fewer: no score.
+    scale : multiplier of the mean distance (Olson: 100, so scores lie in 0..200).
 
     Examples
     --------
@@ -256,8 +247,7 @@ def dat_olson(
     (None, 'too few valid words', '1 distinct valid word(s); 2 needed')
     """
     given = _check_words(words)
-    _check_count(minimum, name="minimum")
-    _check_scale(scale)
+    _check_options(minimum, name="minimum", scale=scale)
     mapping = vectors if isinstance(vectors, Mapping) else None
     if mapping is None and not callable(vectors):
         raise ValueError("vectors must be a mapping word -> vector or a function words -> array.")
@@ -277,13 +267,7 @@ def dat_olson(
             duplicates.append(hit)
         else:
             valid.append(hit)
-    common: dict[str, Any] = {
-        "variant": VARIANT_OLSON,
-        "words": given,
-        "valid": tuple(valid),
-        "invalid": tuple(invalid),
-        "duplicates": tuple(duplicates),
-    }
+    common = _common(VARIANT_OLSON, given, valid, invalid, duplicates)
     if len(valid) < minimum:
         detail = f"{len(valid)} distinct valid word(s); {minimum} needed"
         return DATResult(**common, used=(), score=None, reason=TOO_FEW_VALID, detail=detail)
@@ -308,17 +292,12 @@ def dat_all_valid(
 
     Parameters
     ----------
-    words : sequence of str
-        The parsed answer (see :func:`creval.text.parse_word_list`).
-    is_valid : function word -> None or reason
-        None accepts the word; a string rejects it and says why (for example
+    words : the parsed answer (see :func:`creval.text.parse_word_list`).
+    is_valid : a function word -> None to accept it, or a string saying why not (for example
         :class:`creval.text.ja.JapaneseNounChecker`).
-    embed : function words -> (n, d) array
-        Called once, only for a valid response.
-    expected : int, default 10
-        The required number of words.
-    scale : float, default 1.0
-        Multiplier of the mean pairwise cosine distance (the paper reports it unscaled).
+    embed : a function words -> ``(n, d)`` array, called once and only for a valid response.
+    expected : the required number of words (default 10).
+    scale : multiplier of the mean pairwise cosine distance (the paper: 1, unscaled).
 
     Notes
     -----
@@ -339,8 +318,7 @@ def dat_all_valid(
     (None, 'invalid words', [('、', 'not a word')])
     """
     given = _check_words(words)
-    _check_count(expected, name="expected")
-    _check_scale(scale)
+    _check_options(expected, name="expected", scale=scale)
     invalid: list[InvalidWord] = []
     valid: list[str] = []
     duplicates: list[str] = []
@@ -359,24 +337,15 @@ def dat_all_valid(
         else:
             seen.add(_dedup_key(word))
             valid.append(word)
-    reason: str | None = None
-    detail: str | None = None
-    if len(given) != expected:
-        reason, detail = WRONG_COUNT, f"expected {expected} words, got {len(given)}"
-    elif invalid:
-        reason = INVALID_WORDS
-        detail = "; ".join(f"{i.word!r}: {i.reason}" for i in invalid)
-    elif duplicates:
-        reason, detail = DUPLICATE_WORDS, "repeated: " + ", ".join(duplicates)
-    common: dict[str, Any] = {
-        "variant": VARIANT_ALL_VALID,
-        "words": given,
-        "valid": tuple(valid),
-        "invalid": tuple(invalid),
-        "duplicates": tuple(duplicates),
-    }
-    if reason is not None:
-        return DATResult(**common, used=(), score=None, reason=reason, detail=detail)
+    common = _common(VARIANT_ALL_VALID, given, valid, invalid, duplicates)
+    problems = [
+        (len(given) != expected, WRONG_COUNT, f"expected {expected} words, got {len(given)}"),
+        (bool(invalid), INVALID_WORDS, "; ".join(f"{i.word!r}: {i.reason}" for i in invalid)),
+        (bool(duplicates), DUPLICATE_WORDS, "repeated: " + ", ".join(duplicates)),
+    ]
+    for failed, reason, detail in problems:
+        if failed:
+            return DATResult(**common, used=(), score=None, reason=reason, detail=detail)
     score = mean_pairwise_cosine_distance(_matrix(given, embed)) * scale
     return DATResult(**common, used=given, score=score)
 
@@ -420,7 +389,9 @@ def summarize_dat(results: Iterable[DATResult]) -> DATSummary:
     items = list(results)
     for i, r in enumerate(items):
         if not isinstance(r, DATResult):
-            raise ValueError(f"results must be DATResult objects; item {i} is a {type(r).__name__}.")
+            raise ValueError(
+                f"results must be DATResult objects; item {i} is a {type(r).__name__}."
+            )
     variants = sorted({r.variant for r in items})
     if len(variants) > 1:
         raise ValueError(f"Cannot summarise a mix of DAT variants: {', '.join(variants)}.")

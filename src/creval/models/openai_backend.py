@@ -297,7 +297,9 @@ class OpenAIModel:
             for entry in content:
                 top = None
                 if request.top_logprobs:
-                    top = {t.token: float(t.logprob) for t in (entry.top_logprobs or [])}
+                    # some servers (llama-cpp-python) append the chosen token: keep the top k
+                    alternatives = (entry.top_logprobs or [])[: request.top_logprobs]
+                    top = {t.token: float(t.logprob) for t in alternatives}
                 tokens.append(TokenLogprob(token=entry.token, logprob=float(entry.logprob), top=top))
             token_lists.append(tokens)
         usage = getattr(response, "usage", None)

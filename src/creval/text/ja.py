@@ -66,9 +66,7 @@ class JapaneseNounChecker:
 
     def __init__(self, *, allow_proper_nouns: bool = False, dictionary: str = "core") -> None:
         if dictionary not in ("small", "core", "full"):
-            raise ValueError(
-                f"dictionary must be 'small', 'core' or 'full', got {dictionary!r}."
-            )
+            raise ValueError(f"dictionary must be 'small', 'core' or 'full', got {dictionary!r}.")
         self.allow_proper_nouns = allow_proper_nouns
         self.dictionary = dictionary
         self._tokenizer: Any = None

@@ -127,8 +127,10 @@ def _is_plain_item(line: str) -> bool:
     """A line that could be a bare word rather than a sentence, a preamble or a list item."""
     if _NUMBERED.match(line) or _BULLET.match(line):
         return False
-    if line.endswith((":", "：")) or "。" in line.rstrip("。") or _PREAMBLE_START.match(line):
+    if line.endswith((":", "：")) or "。" in line.rstrip("。"):
         return False
+    if _PREAMBLE_START.match(line) and (" " in line or not line.isascii()):
+        return False  # "Here you go", "以下の通り"; a bare "Note" may be an answer
     word = _clean_item(line)
     if not word or line.rstrip().endswith("。"):
         return False

@@ -46,7 +46,9 @@ class DATScorer:
         from creval.embed import get_word_vectors
 
         dictionary = _dictionary(options.dictionary)
-        vectors = get_word_vectors(options.vectors)
+        # A text file (GloVe 840B is 5.6 GB) is read for the dictionary's words only.
+        restrict = None if options.vectors == "glove-6b-50d" else dictionary
+        vectors = get_word_vectors(options.vectors, vocabulary=restrict)
         vocabulary = _Vocabulary(dictionary, vectors)
         resources = {
             "vectors": vectors.identity(),
@@ -121,16 +123,16 @@ class DATScorer:
             "notes": [
                 "Invalid trials are excluded from the mean and counted.",
                 f"Variant {self.variant}: "
-                + ("first {} valid unique words, mean pairwise cosine distance x 100.".format(
-                    self.minimum) if self.variant == "olson" else
-                   "all {} words must be valid and distinct, mean pairwise cosine distance.".format(
-                       self.words)),
+                + (f"first {self.minimum} valid unique words, mean pairwise cosine distance x 100." if self.variant == "olson" else
+                   f"all {self.words} words must be valid and distinct, mean pairwise cosine distance."),
             ],
         }
 
     def score_answers(self, answers: Sequence[tuple[str, str]]) -> dict[str, Any]:
         """Score raw model answers ``(key, text)``: parse each list, then score."""
-        return self.score_lists([(key, parse_word_list(text)) for key, text in answers])
+        return self.score_lists(
+            [(key, parse_word_list(text, expected=self.words)) for key, text in answers]
+        )
 
 
 class _Vocabulary:
