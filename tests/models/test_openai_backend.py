@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import subprocess
@@ -174,7 +175,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     seen: list[dict[str, Any]] = []
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -185,19 +186,17 @@ class _Handler(BaseHTTPRequestHandler):
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
-        try:
+        with contextlib.suppress(OSError):  # the client may have given up (timeouts)
             self.wfile.write(data)
-        except OSError:
-            pass
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         mode = self.path.strip("/").split("/")[0]
         if mode == "auth":
             self._send(401, {"error": {"message": "Incorrect API key provided", "type": "auth"}})
         else:
             self._send(404, {"error": {"message": "no such route"}})
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         mode = self.path.strip("/").split("/")[0]
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         body["_mode"] = mode

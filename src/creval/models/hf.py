@@ -147,7 +147,7 @@ class HFModel:
 
             dtype: Any = torch.float32 if self.device == "cpu" else "auto"
             try:
-                model = AutoModelForCausalLM.from_pretrained(self.name, **{_dtype_kwarg(): dtype})
+                model: Any = AutoModelForCausalLM.from_pretrained(self.name, **{_dtype_kwarg(): dtype})
             except (OSError, ValueError) as exc:
                 raise ModelError(f"{self.spec}: cannot load the model ({exc})") from exc
             model.to(self.device)
