@@ -113,10 +113,13 @@ def test_n_samples_with_logprobs(models_tiny: HFModel) -> None:
     completions = _generate(models_tiny, request)
     assert len(completions) == 3
     assert completions[0].usage.input_tokens == 6  # [BOS] <|user|> the cat sat <|assistant|>
-    assert [c.usage.input_tokens for c in completions[1:]] == [0, 0]
+    # each sample is its own seeded call, so each one processed (and counts) the prompt
+    assert [c.usage.input_tokens for c in completions[1:]] == [6, 6]
     for c in completions:
         assert c.tokens is not None
         assert len(c.tokens) == c.usage.output_tokens
+        words = "".join(t.token for t in c.tokens).split()
+        assert [w for w in words if w not in SPECIALS] == c.text.split()
         assert c.finish_reason in {"stop", "length"}
         if c.finish_reason == "length":
             assert c.usage.output_tokens == 8
@@ -136,6 +139,10 @@ def test_seeds_reproduce_samples(models_tiny: HFModel) -> None:
     assert all(c.tokens is None for c in a)
     c = _generate(models_tiny, request.with_n(2, seed=43))
     assert [x.text for x in c] != [x.text for x in a]
+    # sample i is the same alone or in a batch: seed 43 alone is sample 1 of seed 42
+    assert c[0].text == a[1].text
+    (alone,) = _generate(models_tiny, request.with_n(1, seed=43))
+    assert alone.text == a[1].text
 
 
 @pytest.mark.slow
@@ -170,8 +177,8 @@ def test_eos_ends_a_sample_and_is_not_counted(models_tiny_dir: Path, tmp_path: P
     (full,) = _generate(get_model(f"hf:{models_tiny_dir}"), request)  # type: ignore[arg-type]
     assert full.tokens is not None and len(full.tokens) == 8
     # make the third generated token an end-of-sequence token of a copy of the model
-    stop_token = full.tokens[2].token
-    assert stop_token not in [t.token for t in full.tokens[:2]]
+    stop_token = full.tokens[2].token.strip()
+    assert stop_token not in [t.token.strip() for t in full.tokens[:2]]
     copy = tmp_path / "eos"
     shutil.copytree(models_tiny_dir, copy)
     tokenizer = _tokenizer(TEMPLATE)
@@ -187,7 +194,7 @@ def test_eos_ends_a_sample_and_is_not_counted(models_tiny_dir: Path, tmp_path: P
 @pytest.mark.slow
 def test_prompt_logprobs(models_tiny: HFModel) -> None:
     scores = asyncio.run(models_tiny.prompt_logprobs("the cat sat on the mat"))
-    assert [t.token for t in scores] == ["cat", "sat", "on", "the", "mat"]
+    assert [t.token for t in scores] == [" cat", " sat", " on", " the", " mat"]
     assert all(t.logprob < 0 for t in scores)
     assert models_tiny.capabilities.prompt_logprobs
 
@@ -212,3 +219,18 @@ def test_bad_specs(tmp_path: Path) -> None:
     caps = model.capabilities
     assert (caps.logprobs, caps.n, caps.images, caps.seed) == (True, True, False, True)
     assert model.max_concurrency == 1
+
+
+@pytest.mark.slow
+def test_the_models_generation_config_does_not_change_sampling(models_tiny_dir: Path, tmp_path: Path) -> None:
+    request = GenerateRequest.chat("we walk", n=2, seed=3, max_tokens=10, logprobs=True)
+    base = _generate(get_model(f"hf:{models_tiny_dir}"), request)  # type: ignore[arg-type]
+    copy = tmp_path / "opinionated"
+    shutil.copytree(models_tiny_dir, copy)
+    gen = json.loads((copy / "generation_config.json").read_text())
+    gen.update(do_sample=True, temperature=0.2, top_k=2, top_p=0.5, min_p=0.3, typical_p=0.4,
+               repetition_penalty=1.8, no_repeat_ngram_size=1)
+    (copy / "generation_config.json").write_text(json.dumps(gen))
+    other = _generate(get_model(f"hf:{copy}"), request)  # type: ignore[arg-type]
+    assert [c.text for c in other] == [c.text for c in base]
+    assert [c.logprob_sum for c in other] == pytest.approx([c.logprob_sum for c in base])

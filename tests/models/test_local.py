@@ -102,8 +102,10 @@ def test_seeded_samples_are_n_distinct_and_reproducible(models_smol: LocalModel)
 def test_unseeded_requests_use_the_default_seed(models_smol: LocalModel) -> None:
     request = GenerateRequest.chat(PROMPT, max_tokens=8)
     a = _generate(models_smol, request)
-    b = _generate(models_smol, request.with_n(1, seed=0))
+    b = _generate(models_smol, request.model_copy(update={"seed": 0, "logprobs": True}))
     assert a[0].text == b[0].text
+    assert b[0].tokens is not None and len(b[0].tokens) == b[0].usage.output_tokens
+    assert all(t.top is None for t in b[0].tokens)  # top_logprobs=0: no alternatives
 
 
 @pytest.mark.slow

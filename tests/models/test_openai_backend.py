@@ -80,6 +80,8 @@ def models_llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
         "--model", str(default_model_path()),
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", "512", "--logits_all", "True", "--verbose", "False",
+        # one thread for prompts too: two spinning threads crawl when the CPUs are busy
+        "--n_threads", "1", "--n_threads_batch", "1",
     ]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
@@ -212,6 +214,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif mode == "slow":
             time.sleep(1.5)
             self._send(200, _response(body, 1))
+        elif mode == "newparam" and "max_tokens" in body:
+            message = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                       "Use 'max_completion_tokens' instead.")
+            self._send(400, {"error": {"message": message, "type": "invalid_request_error"}})
         elif mode == "many":
             self._send(200, _response(body, int(body.get("n", 1))))
         else:
@@ -286,6 +292,18 @@ def test_a_dropped_connection_and_a_timeout_are_transient(models_scripted_server
         _generate(_model(f"{models_scripted_server}/drop/v1"), GenerateRequest.chat("hi"))
     with pytest.raises(TransientModelError, match="timed out"):
         _generate(_model(f"{models_scripted_server}/slow/v1", timeout=0.3), GenerateRequest.chat("hi"))
+
+
+def test_models_that_want_max_completion_tokens(models_scripted_server: str) -> None:
+    _Handler.seen.clear()
+    model = _model(f"{models_scripted_server}/newparam/v1")
+    request = GenerateRequest.chat("hi", max_tokens=9)
+    assert len(_generate(model, request)) == 1
+    assert len(_generate(model, request)) == 1  # remembered: no second rejection
+    sent = [b for b in _Handler.seen if b["_mode"] == "newparam"]
+    assert [("max_tokens" in b, b.get("max_completion_tokens")) for b in sent] == [
+        (True, None), (False, 9), (False, 9)
+    ]
 
 
 def test_check_distinguishes_reachable_and_refused_keys(models_scripted_server: str) -> None:

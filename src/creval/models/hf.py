@@ -6,9 +6,13 @@ tokenizer's chat template; a tokenizer without one gets a plain ``role: content`
 :meth:`HFModel.identity` says which was used.
 
 * ``temperature == 0`` is greedy decoding (the ``n`` samples are then copies of one output);
-  otherwise plain temperature + ``top_p`` sampling with ``num_return_sequences=n``. The torch
-  RNG is seeded with ``request.seed`` (``DEFAULT_SEED``, 0, when the request has none), so
-  results are reproducible; all ``n`` samples come from one seeded batch.
+  otherwise plain temperature + ``top_p`` sampling with ``num_return_sequences=n``: the
+  samplers and penalties a model's ``generation_config.json`` may ask for (top-k, min-p,
+  repetition penalty, ...) are switched off so the request's parameters mean the same here as
+  with the other backends. The torch
+  RNG is seeded with ``request.seed + i`` for sample ``i`` (``DEFAULT_SEED``, 0, when the
+  request has none), one call per sample, so results are reproducible and sample ``i`` does
+  not depend on how many samples were asked for at once.
 * Generation stops at the model's end-of-sequence token(s), which are not counted; stop
   strings cut the text after generation (the tokens through the one that completed the stop
   string are counted).
@@ -99,6 +103,21 @@ def cut_at_stop(text: str, stops: tuple[str, ...]) -> int | None:
     return min(hits) if hits else None
 
 
+def token_pieces(tokenizer: Any, ids: list[int]) -> list[str]:
+    """The text each token adds to the decoded sequence (so that the pieces join up to the
+    text, spaces included, which decoding tokens one by one loses for SentencePiece)."""
+    pieces: list[str] = []
+    previous = ""
+    for k in range(len(ids)):
+        current = tokenizer.decode(ids[: k + 1])
+        if current.startswith(previous):
+            pieces.append(current[len(previous) :])
+        else:  # pragma: no cover - decoders that rewrite earlier text
+            pieces.append(tokenizer.decode(ids[k : k + 1]))
+        previous = current
+    return pieces
+
+
 class HFModel:
     """A transformers ``AutoModelForCausalLM`` with its ``AutoTokenizer``."""
 
@@ -187,10 +206,22 @@ class HFModel:
         return ids
 
     async def generate(self, request: GenerateRequest) -> list[Completion]:
-        """``request.n`` samples from one seeded ``generate`` call."""
+        """``request.n`` samples; sample ``i`` is drawn alone with seed ``seed + i``.
+
+        One seeded call per sample keeps creval's rule that sample ``i`` is the same whether
+        it is asked for alone or in a batch (the runner tops up partial runs one by one).
+        Greedy decoding makes one call and copies it.
+        """
         if any(m.has_images() for m in request.messages):
             raise ModelError(f"{self.spec} cannot read images (the hf backend is text-only)")
-        return await asyncio.to_thread(self._generate_sync, request)
+        if request.temperature == 0 or request.n == 1:
+            return await asyncio.to_thread(self._generate_sync, request)
+        base = DEFAULT_SEED if request.seed is None else request.seed
+        out: list[Completion] = []
+        for i in range(request.n):
+            single = request.with_n(1, seed=base + i)
+            out += await asyncio.to_thread(self._generate_sync, single)
+        return out
 
     def _generate_sync(self, request: GenerateRequest) -> list[Completion]:
         import torch
@@ -207,13 +238,20 @@ class HFModel:
                 "max_new_tokens": request.max_tokens,
                 "num_return_sequences": 1 if greedy else request.n,
                 "do_sample": not greedy,
+                "num_beams": 1,
                 "return_dict_in_generate": True,
-                "output_logits": True,
+                "output_logits": request.logprobs,
                 "pad_token_id": pad,
                 "eos_token_id": sorted(eos) or None,
+                # neutral values, so that a model's generation_config.json cannot add its own
+                "repetition_penalty": 1.0,
+                "no_repeat_ngram_size": 0,
             }
             if not greedy:
-                kwargs.update(temperature=request.temperature, top_p=request.top_p, top_k=0)
+                kwargs.update(
+                    temperature=request.temperature, top_p=request.top_p, top_k=0,
+                    min_p=0.0, typical_p=1.0, epsilon_cutoff=0.0, eta_cutoff=0.0,
+                )
             input_ids = torch.tensor([prompt], dtype=torch.long, device=model.device)
             torch.manual_seed(DEFAULT_SEED if request.seed is None else request.seed)
             try:
@@ -224,15 +262,12 @@ class HFModel:
             except (ValueError, RuntimeError, IndexError) as exc:
                 raise ModelError(f"{self.spec}: generation failed: {exc}") from exc
             new = out.sequences[:, len(prompt) :].tolist()
-            logprobs = None
-            if request.logprobs:
-                steps = torch.stack(list(out.logits), dim=1).float()  # (rows, steps, vocab)
-                logprobs = torch.log_softmax(steps, dim=-1)
+            logits = out.logits if request.logprobs else None  # per step: (rows, vocab)
             completions = []
             for i in range(request.n):
                 row = 0 if greedy else i
                 completions.append(
-                    self._completion(tokenizer, new[row], logprobs, row, eos, request, prompt, i == 0)
+                    self._completion(tokenizer, new[row], logits, row, eos, request, prompt, i == 0)
                 )
             return completions
 
@@ -240,7 +275,7 @@ class HFModel:
     def _completion(
         tokenizer: Any,
         ids: list[int],
-        logprobs: Any,
+        logits: Any,
         row: int,
         eos: set[int],
         request: GenerateRequest,
@@ -264,11 +299,13 @@ class HFModel:
             )
             ids, text, finish = ids[:keep], text[:cut], "stop"
         tokens = None
-        if logprobs is not None:
+        if logits is not None:
+            import torch
+
             tokens = []
             k = request.top_logprobs
-            for step, tok in enumerate(ids):
-                dist = logprobs[row, step]
+            for step, (tok, piece) in enumerate(zip(ids, token_pieces(tokenizer, ids), strict=True)):
+                dist = torch.log_softmax(logits[step][row].float(), dim=-1)
                 top = None
                 if k:
                     values, indices = dist.topk(k)
@@ -276,9 +313,7 @@ class HFModel:
                         tokenizer.decode([int(j)]): float(v)
                         for v, j in zip(values.tolist(), indices.tolist(), strict=True)
                     }
-                tokens.append(
-                    TokenLogprob(token=tokenizer.decode([tok]), logprob=float(dist[tok]), top=top)
-                )
+                tokens.append(TokenLogprob(token=piece, logprob=float(dist[tok]), top=top))
         return Completion(
             text=text,
             finish_reason=finish,
@@ -307,9 +342,10 @@ class HFModel:
             logprobs = torch.log_softmax(logits, dim=-1)
             target = torch.tensor(ids[1:], device=logprobs.device)
             values = logprobs.gather(1, target[:, None])[:, 0].tolist()
+            pieces = token_pieces(tokenizer, ids)[1:]
             return [
-                TokenLogprob(token=tokenizer.decode([t]), logprob=float(v))
-                for t, v in zip(ids[1:], values, strict=True)
+                TokenLogprob(token=piece, logprob=float(v))
+                for piece, v in zip(pieces, values, strict=True)
             ]
 
     async def aclose(self) -> None:

@@ -17,9 +17,11 @@ Behaviour worth knowing:
 * Per-token log-probabilities (of the model's own distribution, before temperature) need
   llama.cpp's ``logits_all`` mode, which keeps ``n_ctx * n_vocab`` floats; a second instance
   in that mode is loaded only when a request asks for log-probabilities (the weights are
-  memory-mapped and shared).
+  memory-mapped and shared). They also cost time: llama-cpp-python sorts the vocabulary at
+  every generated token to find the top alternatives (about 2-3x slower on SmolLM2).
 * llama.cpp is not thread-safe: generation runs in a worker thread under a lock and
-  ``max_concurrency`` is 1.
+  ``max_concurrency`` is 1. It uses ``--threads`` threads (default: half the CPUs) for both
+  prompt evaluation and generation.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.util
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -142,11 +145,15 @@ class LocalModel:
             return current
         from llama_cpp import Llama
 
+        # One thread count for prompts and for generation: llama.cpp's default of every core
+        # for prompt batches spins badly when another process holds a core (20x slower).
+        threads = self.options.threads or max(1, (os.cpu_count() or 2) // 2)
         try:
             llm = Llama(
                 model_path=str(self.path),
                 n_ctx=self.n_ctx,
-                n_threads=self.options.threads,
+                n_threads=threads,
+                n_threads_batch=threads,
                 logits_all=logits_all,
                 verbose=False,
             )
