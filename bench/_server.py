@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from importlib import resources
+from typing import Any
 
 import httpx
 
@@ -38,3 +39,37 @@ def start_server(n_ctx: int = 2048) -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.2)
     proc.kill()
     raise RuntimeError("llama_cpp.server did not start")
+
+
+def start_instant_server() -> tuple[Any, str]:
+    """A loopback HTTP server that answers every chat completion at once (no model).
+
+    Against it, elapsed time is all client-side overhead: what the runner adds shows fully.
+    """
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+            payload = json.dumps({
+                "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "a spoon"}}],
+                "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22},
+            }).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/v1"

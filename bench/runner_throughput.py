@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _server import start_server
+from _server import start_instant_server, start_server
 from openai import AsyncOpenAI
 
 from creval.models import get_model
@@ -63,9 +63,15 @@ def creval_run(url: str, n: int, concurrency: int, max_tokens: int, workdir: Pat
         return Unit(key=f"u{i}", run=run)
 
     runner = Runner(store, {"target": model}, cache=cache, progress=False)
-    start = time.perf_counter()
-    asyncio.run(runner.run([unit(i) for i in range(n)], concurrency=concurrency))
-    elapsed = time.perf_counter() - start
+
+    async def go() -> float:
+        start = time.perf_counter()
+        await runner.run([unit(i) for i in range(n)], concurrency=concurrency)
+        elapsed = time.perf_counter() - start
+        await model.aclose()
+        return elapsed
+
+    elapsed = asyncio.run(go())
     assert runner.counters.per_model[model.spec]["requests"] == n
     store.close()
     cache.close()
@@ -78,8 +84,14 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=24)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--server", choices=["llama", "instant"], default="llama",
+                        help="llama: SmolLM2 on llama.cpp's server; instant: a loopback server "
+                        "that answers at once, so only client-side overhead is timed")
     args = parser.parse_args()
-    proc, url = start_server()
+    if args.server == "instant":
+        httpd, url = start_instant_server()
+    else:
+        proc, url = start_server()
     try:
         asyncio.run(baseline(url, 4, args.concurrency, args.max_tokens))  # warm-up
         base_times, creval_times = [], []
@@ -88,13 +100,17 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 creval_times.append(creval_run(url, args.requests, args.concurrency, args.max_tokens, Path(tmp)))
     finally:
-        proc.terminate()
-        proc.wait()
+        if args.server == "instant":
+            httpd.shutdown()
+        else:
+            proc.terminate()
+            proc.wait()
     b, c = statistics.median(base_times), statistics.median(creval_times)
-    print(f"requests={args.requests} concurrency={args.concurrency} rounds={args.rounds}")
+    print(f"server={args.server} requests={args.requests} concurrency={args.concurrency} rounds={args.rounds}")
     print(f"bare openai loop: median {b:.2f}s  ({args.requests / b:.2f} req/s)  all {[round(x, 2) for x in base_times]}")
     print(f"creval runner:    median {c:.2f}s  ({args.requests / c:.2f} req/s)  all {[round(x, 2) for x in creval_times]}")
     print(f"throughput ratio creval/baseline = {b / c:.3f} (goal >= 0.95)")
+    print(f"runner overhead per request: {(c - b) / args.requests * 1000:.2f} ms")
 
 
 if __name__ == "__main__":
