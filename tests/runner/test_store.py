@@ -43,3 +43,13 @@ def test_corrupt_complete_line_names_the_line(tmp_path: Path) -> None:
     (tmp_path / "records.jsonl").write_text('{"key": "a", "status": "ok"}\nnot json\n')
     with pytest.raises(CrevalError, match=r"records.jsonl:2"):
         read_records(tmp_path / "records.jsonl")
+
+
+def test_invocation_log_survives_a_cut_line(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    store.log_invocation({"units_done": 1})
+    with open(tmp_path / "invocations.jsonl", "a") as fh:
+        fh.write('{"units_do')
+    store.log_invocation({"units_done": 2})
+    assert [e["units_done"] for e in store.invocations()] == [1, 2]
+    store.close()

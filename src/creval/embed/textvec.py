@@ -174,12 +174,10 @@ def read_text_vectors(path: Path, vocabulary: set[str] | None = None) -> TextVec
 
 
 def default_cache_dir() -> Path:
-    """``$CREVAL_CACHE_DIR/wordvectors``, else ``$XDG_CACHE_HOME/creval/wordvectors``."""
-    root = os.environ.get("CREVAL_CACHE_DIR")
-    if root:
-        return Path(root) / "wordvectors"
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "creval" / "wordvectors"
+    """``wordvectors`` in :func:`creval.paths.cache_root`."""
+    from creval.paths import cache_root
+
+    return cache_root() / "wordvectors"
 
 
 def vocabulary_hash(vocabulary: set[str] | None) -> str | None:

@@ -7,22 +7,18 @@ never served for another model.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from creval.models.base import Completion, GenerateRequest, digest
+from creval.paths import cache_root
 
 
 def default_cache_path() -> Path:
-    """``$CREVAL_CACHE_DIR/responses.sqlite``, else the XDG cache folder."""
-    root = os.environ.get("CREVAL_CACHE_DIR")
-    if root:
-        return Path(root) / "responses.sqlite"
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "creval" / "responses.sqlite"
+    """``responses.sqlite`` in :func:`creval.paths.cache_root`."""
+    return cache_root() / "responses.sqlite"
 
 
 def cache_key(model_identity: dict[str, Any], request: GenerateRequest, sample_index: int) -> str:

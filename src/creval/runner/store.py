@@ -139,8 +139,12 @@ class RunStore:
         return value
 
     def log_invocation(self, entry: dict[str, Any]) -> None:
-        with open(self.root / INVOCATIONS, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"time": time.time(), **entry}, ensure_ascii=False) + "\n")
+        path = self.root / INVOCATIONS
+        # a line cut by a kill is closed first, so this entry starts on a line of its own
+        cut = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+        with open(path, "a", encoding="utf-8") as fh:
+            line = json.dumps({"time": time.time(), **entry}, ensure_ascii=False)
+            fh.write(("\n" if cut else "") + line + "\n")
 
     def invocations(self) -> list[dict[str, Any]]:
         path = self.root / INVOCATIONS
