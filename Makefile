@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/creval run dat sat --model local --limit 10 --out $(OUT)
+	$(VENV)/bin/creval run dat sat --model local --trials 30 --threads $(shell nproc) --out $(OUT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench

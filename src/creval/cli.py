@@ -97,6 +97,7 @@ def run(
     api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local). Default: half the CPUs.")] = None,
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
     cache: Annotated[Path | None, typer.Option(help="Response cache file (SQLite). Default: ~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
@@ -129,7 +130,8 @@ def run(
     settings = RunSettings(
         model=model,
         model_options=ModelOptions(
-            base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency
+            base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
+            threads=threads,
         ),
         cache=None if no_cache else (cache or default_cache_path()),
         retry=RetryPolicy(attempts=max(1, retries)),

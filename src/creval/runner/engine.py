@@ -93,6 +93,7 @@ class Runner:
         retry: RetryPolicy | None = None,
         progress: bool = True,
         counters: Counters | None = None,
+        label: str = "running",
     ) -> None:
         self.store = store
         self.models = models
@@ -100,6 +101,7 @@ class Runner:
         self.retry = retry or RetryPolicy()
         self.counters = counters or Counters()
         self.show_progress = progress
+        self.label = label
         self._limits: dict[str, asyncio.Semaphore] = {}
         self._progress: Progress | None = None
 
@@ -219,7 +221,7 @@ class Runner:
             if self._progress is not None:
                 self._progress.advance(self.counters)
 
-        with Progress(total=len(todo), enabled=self.show_progress) as progress:
+        with Progress(total=len(todo), enabled=self.show_progress, description=self.label) as progress:
             self._progress = progress
             try:
                 await asyncio.gather(*(one(u) for u in todo))

@@ -90,7 +90,8 @@ def run_benchmark(
     units = benchmark.units(options)
     cache = ResponseCache(settings.cache) if settings.cache is not None else None
     runner = Runner(
-        store, {"target": model}, cache=cache, retry=settings.retry, progress=settings.progress
+        store, {"target": model}, cache=cache, retry=settings.retry, progress=settings.progress,
+        label=benchmark.name,
     )
     pending = runner.pending(units)
     started = time.time()
