@@ -121,7 +121,9 @@ class DATScorer:
             "resources": self.resources,
             "table": table,
             "notes": [
-                "Invalid trials are excluded from the mean and counted.",
+                "Invalid trials are excluded from the mean and counted"
+                + (": " + ", ".join(f"{why} {n}" for why, n in summary["invalid_reasons"].items())
+                   if summary["invalid_reasons"] else "."),
                 f"Variant {self.variant}: "
                 + (f"first {self.minimum} valid unique words, mean pairwise cosine distance x 100." if self.variant == "olson" else
                    f"all {self.words} words must be valid and distinct, mean pairwise cosine distance."),
