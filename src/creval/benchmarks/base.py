@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -52,6 +51,8 @@ class Benchmark(ABC):
     description: ClassVar[str]
     seed_paper: ClassVar[str] = ""
     Options: ClassVar[type[BenchmarkOptions]] = BenchmarkOptions
+    #: The model roles the units call: "target" always; "judge" for LLM-judged benchmarks.
+    roles: ClassVar[tuple[str, ...]] = ("target",)
 
     def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
         """What must be the same for a run directory to be resumed with these options."""
@@ -107,5 +108,3 @@ def get_benchmark(name: str) -> Benchmark:
         )
     return known[name]()
 
-
-Scorer = Callable[[list[Record], Any], dict[str, Any]]

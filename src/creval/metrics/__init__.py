@@ -22,6 +22,8 @@ from creval.metrics.distance import (
     paired_cosine_distances,
     pairwise_cosine_distances,
 )
+from creval.metrics.rubric_agg import JCQ_TASKS, RUBRIC_CRITERIA, aggregate_rubric
+from creval.metrics.stats import Correlation, correlation_table, pearson, spearman
 
 __all__ = [
     "DATResult",
@@ -37,4 +39,12 @@ __all__ = [
     "paired_cosine_distances",
     "pairwise_cosine_distances",
     "summarize_dat",
+    # Rubric aggregation (JCQ/TTCT) and cross-model correlations.
+    "JCQ_TASKS",
+    "RUBRIC_CRITERIA",
+    "Correlation",
+    "aggregate_rubric",
+    "correlation_table",
+    "pearson",
+    "spearman",
 ]

@@ -63,18 +63,27 @@ def git_revision() -> str | None:
     return result.stdout.strip() + ("-dirty" if dirty else "")
 
 
-def build_manifest(benchmark: Benchmark, options: BenchmarkOptions, model: Model) -> dict[str, Any]:
+def _describe(model: Model) -> dict[str, Any]:
+    return {
+        "spec": model.spec,
+        "identity": model.identity(),
+        "capabilities": model.capabilities.model_dump(),
+    }
+
+
+def build_manifest(
+    benchmark: Benchmark, options: BenchmarkOptions, models: dict[str, Model]
+) -> dict[str, Any]:
+    model = models["target"]
+    extra = {"judge": _describe(models["judge"])} if "judge" in models else {}
     return {
         "creval_manifest": 1,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "benchmark": benchmark.name,
         "seed_paper": benchmark.seed_paper,
         "model_spec": model.spec,
-        "model": {
-            "spec": model.spec,
-            "identity": model.identity(),
-            "capabilities": model.capabilities.model_dump(),
-        },
+        "model": _describe(model),
+        **extra,
         "options": options.model_dump(mode="json"),
         "generation": benchmark.generation_fingerprint(options),
         "seeds": {"seed": getattr(options, "seed", None), "rule": "sample i uses seed + i"},

