@@ -61,6 +61,23 @@ def test_ttct_with_a_judge_that_breaks_the_format(tmp_path: Path) -> None:
     assert manifest["judge"]["spec"] == "openai:judge"
     assert judge.seen == 14
 
+    # judge-vs-human agreement: people rate 5 where the judge said 4 and 1 where it said 2
+    lines = ["question_id,answer_index,fluency,originality"]
+    for line in (tmp_path / "records.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        for index, text in enumerate(record["output"]["judgements"]):
+            human = 5 if "Fluency: 4" in text else 1
+            lines.append(f"{record['unit']['question_id']},{index},{human},")
+    ratings = tmp_path / "human.csv"
+    ratings.write_text("\n".join(lines) + "\n")
+    agreed = creval("agreement", str(tmp_path), "--human", str(ratings))
+    assert agreed.returncode == 0, agreed.stderr
+    row = next(r for r in agreed.stdout.splitlines() if r.startswith("| all tasks | fluency |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "7" and float(cells[3]) == pytest.approx(1.0)
+    bad = creval("agreement", str(tmp_path), "--human", str(tmp_path / "none.csv"))
+    assert bad.returncode == 2 and "does not exist" in bad.stderr
+
 
 @pytest.mark.slow
 def test_jcq_offline_with_the_default_model_as_answerer_and_judge(tmp_path: Path) -> None:
