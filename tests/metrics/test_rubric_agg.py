@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests_paths import shared_data_path
 
 from creval.errors import CrevalError
 from creval.metrics.rubric_agg import (
@@ -19,19 +19,7 @@ from creval.metrics.rubric_agg import (
     load_jcq_judgements,
 )
 
-# Same rule as tests/conftest.py::shared_data_path: read ../shared/data in place; skip when
-# absent, fail instead when CREVAL_REQUIRE_SHARED is set (CI).
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
-
-def shared(*parts: str) -> Path:
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        message = f"{path} is absent: tests that use upstream data read ../shared/data in place"
-        if os.environ.get("CREVAL_REQUIRE_SHARED"):
-            pytest.fail(message + " (CREVAL_REQUIRE_SHARED is set)")
-        pytest.skip(message)
-    return path
+shared = shared_data_path
 
 
 def row(q: Any, i: int, task: str = "t", **scores: Any) -> dict[str, Any]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest, digest
@@ -49,3 +51,27 @@ def single_turn_unit(
         return {"text": completion.text, "finish_reason": completion.finish_reason}
 
     return Unit(key=key, run=run, meta=meta or {})
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_jsonl_line(line: str, model: type[M], source: str, number: int, example: str) -> M:
+    """One JSONL line as ``model``; errors name ``source:number`` and show ``example``.
+
+    >>> from creval.benchmarks.sat.stories import Story
+    >>> parse_jsonl_line('{"id": "a", "story": "x"}', Story, "f", 1, "").id
+    'a'
+    """
+    import json
+
+    try:
+        return model.model_validate(json.loads(line))
+    except json.JSONDecodeError as exc:
+        raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise CrevalError(
+            f"{source}:{number}: field {field!r}: {err['msg']}. Each line needs {example}."
+        ) from None

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict
 
+from creval.benchmarks.common import parse_jsonl_line
 from creval.errors import CrevalError
 
 
 class Story(BaseModel):
+    model_config = ConfigDict(coerce_numbers_to_str=True)
+
     id: str
     story: str
     title: str = ""
@@ -28,23 +30,9 @@ def parse_stories(lines: list[str], source: str) -> list[Story]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
-        if not isinstance(value, dict):
-            raise CrevalError(f"{source}:{number}: expected a JSON object with 'id' and 'story'.")
-        if "id" in value and not isinstance(value["id"], str):
-            value["id"] = str(value["id"])
-        try:
-            story = Story.model_validate(value)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"])
-            raise CrevalError(
-                f"{source}:{number}: field {field!r}: {err['msg']}. Each line needs "
-                '{"id": "...", "story": "..."} (title optional).'
-            ) from None
+        story = parse_jsonl_line(
+            line, Story, source, number, '{"id": "...", "story": "..."} (title optional)'
+        )
         if not story.story.strip():
             raise CrevalError(f"{source}:{number}: the story text is empty.")
         if story.id in seen:

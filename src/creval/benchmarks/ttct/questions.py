@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from creval.benchmarks.common import parse_jsonl_line
 from creval.errors import CrevalError
 
 TASKS = (
@@ -42,16 +42,9 @@ def parse_questions(lines: list[str], source: str) -> list[Question]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            q = Question.model_validate(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise CrevalError(
-                f"{source}:{number}: field {'.'.join(map(str, err['loc']))!r}: {err['msg']}. "
-                'Each line needs {"id": 1, "task": "...", "question": "..."}.'
-            ) from None
+        q = parse_jsonl_line(
+            line, Question, source, number, '{"id": 1, "task": "...", "question": "..."}'
+        )
         if q.task not in TASKS:
             raise CrevalError(
                 f"{source}:{number}: unknown task {q.task!r}; tasks are: {', '.join(TASKS)}."
