@@ -16,6 +16,7 @@ from typing import Any, Literal
 from creval.errors import CrevalError
 
 RUBRIC_BENCHMARKS = ("jcq", "ttct")
+CRITERIA = ("fluency", "flexibility", "originality", "elaboration")
 
 
 @dataclass
@@ -69,6 +70,9 @@ def compare_runs(paths: list[Path], *, by: Literal["folder", "model"] = "folder"
             found = models[label].get(name)
             key = {"dat": "dat_mean", "sat": "sat_mean"}.get(name, "mean")
             row[name] = None if found is None else found.headline.get(key)
+            if name in RUBRIC_BENCHMARKS:  # the model x criterion table (Tables 3 and 4)
+                for crit in CRITERIA:
+                    row[f"{name} {crit}"] = None if found is None else found.headline.get(crit)
         overview.append(row)
 
     def single(benchmark: str, key: str) -> dict[str, float]:
