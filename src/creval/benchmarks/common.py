@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,22 +57,48 @@ def single_turn_unit(
 M = TypeVar("M", bound=BaseModel)
 
 
-def parse_jsonl_line(line: str, model: type[M], source: str, number: int, example: str) -> M:
-    """One JSONL line as ``model``; errors name ``source:number`` and show ``example``.
+def parse_jsonl(
+    lines: list[str],
+    model: type[M],
+    source: str,
+    *,
+    example: str,
+    check: Callable[[M], str | None] = lambda item: None,
+) -> list[M]:
+    """JSONL lines as ``model`` items with unique ``id`` fields; blank lines are skipped.
+
+    Every error names ``source:line`` and what to fix; ``check`` returns a problem with an
+    item, or None.
 
     >>> from creval.benchmarks.sat.stories import Story
-    >>> parse_jsonl_line('{"id": "a", "story": "x"}', Story, "f", 1, "").id
-    'a'
+    >>> [s.id for s in parse_jsonl(['{"id": 1, "story": "x"}', ""], Story, "f", example="")]
+    ['1']
     """
     import json
 
-    try:
-        return model.model_validate(json.loads(line))
-    except json.JSONDecodeError as exc:
-        raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        raise CrevalError(
-            f"{source}:{number}: field {field!r}: {err['msg']}. Each line needs {example}."
-        ) from None
+    items: list[M] = []
+    seen: set[Any] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = model.model_validate(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"])
+            raise CrevalError(
+                f"{source}:{number}: field {field!r}: {err['msg']}. Each line needs {example}."
+            ) from None
+        problem = check(item)
+        if problem:
+            raise CrevalError(f"{source}:{number}: {problem}")
+        key = getattr(item, "id", None)
+        if key in seen:
+            raise CrevalError(f"{source}:{number}: duplicate id {key!r}; ids must be unique.")
+        seen.add(key)
+        items.append(item)
+    if not items:
+        raise CrevalError(f"{source} holds no items.")
+    return items

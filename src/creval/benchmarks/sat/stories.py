@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from creval.benchmarks.common import parse_jsonl_line
+from creval.benchmarks.common import parse_jsonl
 from creval.errors import CrevalError
 
 
@@ -25,23 +25,10 @@ def parse_stories(lines: list[str], source: str) -> list[Story]:
     >>> parse_stories(['{"id": "a", "story": "Once."}'], "x.jsonl")[0].story
     'Once.'
     """
-    stories: list[Story] = []
-    seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        story = parse_jsonl_line(
-            line, Story, source, number, '{"id": "...", "story": "..."} (title optional)'
-        )
-        if not story.story.strip():
-            raise CrevalError(f"{source}:{number}: the story text is empty.")
-        if story.id in seen:
-            raise CrevalError(f"{source}:{number}: duplicate id {story.id!r}; ids must be unique.")
-        seen.add(story.id)
-        stories.append(story)
-    if not stories:
-        raise CrevalError(f"{source} holds no stories.")
-    return stories
+    return parse_jsonl(
+        lines, Story, source, example='{"id": "...", "story": "..."} (title optional)',
+        check=lambda story: None if story.story.strip() else "the story text is empty.",
+    )
 
 
 def load_stories(path: str | None, lang: str) -> list[Story]:

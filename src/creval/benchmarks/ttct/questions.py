@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from creval.benchmarks.common import parse_jsonl_line
+from creval.benchmarks.common import parse_jsonl
 from creval.errors import CrevalError
 
 TASKS = (
@@ -37,25 +37,13 @@ def parse_questions(lines: list[str], source: str) -> list[Question]:
     >>> q[0].task
     'situation'
     """
-    out: list[Question] = []
-    seen: set[int] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        q = parse_jsonl_line(
-            line, Question, source, number, '{"id": 1, "task": "...", "question": "..."}'
-        )
-        if q.task not in TASKS:
-            raise CrevalError(
-                f"{source}:{number}: unknown task {q.task!r}; tasks are: {', '.join(TASKS)}."
-            )
-        if q.id in seen:
-            raise CrevalError(f"{source}:{number}: duplicate id {q.id}.")
-        seen.add(q.id)
-        out.append(q)
-    if not out:
-        raise CrevalError(f"{source} holds no questions.")
-    return out
+    def known_task(q: Question) -> str | None:
+        return None if q.task in TASKS else f"unknown task {q.task!r}; tasks are: {', '.join(TASKS)}."
+
+    return parse_jsonl(
+        lines, Question, source, example='{"id": 1, "task": "...", "question": "..."}',
+        check=known_task,
+    )
 
 
 def load_questions(source: str | None, starter: tuple[str, str]) -> list[Question]:
