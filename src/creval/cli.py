@@ -27,9 +27,12 @@ def _console(stderr: bool = False) -> Any:
 
 
 def _register_subcommands() -> None:
+    from creval.cli_data import data_app
     from creval.cli_score import score_app
 
     app.add_typer(score_app, name="score")
+    app.add_typer(data_app, name="data")
+    app.add_typer(__import__("creval.cli_sandbox").cli_sandbox.sandbox_app, name="sandbox")
 
 
 def _slug(text: str) -> str:

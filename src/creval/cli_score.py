@@ -140,3 +140,36 @@ def score_jcq(
     typer.echo(markdown_table(rows))
     for name, table in task_tables:
         typer.echo(f"\n{name}\n\n{markdown_table(table)}")
+
+
+@score_app.command("neocoder")
+def score_neocoder(
+    data: Annotated[Path, typer.Option(help="NeoCoder data directory (NeoCoder.json, tests, human techniques).")],
+    codes: Annotated[str, typer.Option(help="'shipped' (the codes in NeoCoder.json) or a JSONL file of answers.")] = "shipped",
+    detector: Annotated[str, typer.Option(help="static (AST) or file (the 'techniques' field of each JSONL line).")] = "static",
+    judge_compat: Annotated[str, typer.Option(help="none (creval's judge) or neocoder (the repository judge).")] = "none",
+    cpu_seconds: Annotated[float, typer.Option(help="CPU seconds per test.")] = 6.0,
+    out: Annotated[Path | None, typer.Option(help="Also write the scores as JSON here.")] = None,
+) -> None:
+    """NeoGauge per state of existing solutions, without calling a model."""
+    import json
+
+    from creval.benchmarks.neocoder.data import load_neocoder
+    from creval.benchmarks.neocoder.scoring import ScoreSettings, score_items
+    from creval.benchmarks.neocoder.solutions import jsonl_items, shipped_items
+    from creval.report.markdown import markdown_table
+
+    if detector not in ("static", "file") or judge_compat not in ("none", "neocoder"):
+        raise CrevalError("--detector takes static or file; --judge-compat takes none or neocoder.")
+    dataset = load_neocoder(data)
+    items = shipped_items(dataset) if codes == "shipped" else jsonl_items(dataset, Path(codes))
+    if detector == "file" and any(i.get("llm_techniques") is None for i in items):
+        raise CrevalError("--detector file needs a 'techniques' list on every JSONL line.")
+    settings = ScoreSettings(detector="llm" if detector == "file" else "static",
+                             judge_compat=judge_compat, cpu_seconds=cpu_seconds)  # type: ignore[arg-type]
+    scores = score_items(dataset, items, settings)
+    typer.echo(markdown_table(scores["states"]))
+    for note in scores["notes"]:
+        typer.echo(f"- {note}")
+    if out is not None:
+        out.write_text(json.dumps(scores, indent=2, default=str), encoding="utf-8")

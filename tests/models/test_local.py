@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -223,3 +224,70 @@ def test_a_file_that_is_not_a_gguf_is_a_model_error(tmp_path: Path) -> None:
     model = get_model(f"local:{bad}")
     with pytest.raises(ModelError, match="could not load"):
         _generate(model, GenerateRequest.chat("hi", max_tokens=2))
+
+
+# -- log-probabilities computed by creval vs llama-cpp-python's own ----------------------------
+SHORT = "Answer with a single word: what colour is the sky on a clear day?"
+# one request ending on the length limit, one on the end-of-sequence token, one on a stop string
+ENDINGS = [
+    GenerateRequest.chat(PROMPT, n=2, seed=3, max_tokens=20, temperature=1.0, top_p=0.9),
+    GenerateRequest.chat(SHORT, n=2, seed=1, max_tokens=40, temperature=0.7, top_p=0.9),
+    GenerateRequest.chat(PROMPT, n=2, seed=8, max_tokens=40, temperature=1.0, stop=(".", "\n")),
+]
+
+
+def _outcome(completions: list[Completion]) -> list[tuple[str, str | None, int, int]]:
+    return [(c.text, c.finish_reason, c.usage.input_tokens, c.usage.output_tokens) for c in completions]
+
+
+def _llama_cpp_own(model: LocalModel, request: GenerateRequest, i: int) -> Any:
+    """Sample ``i`` of ``request`` with llama-cpp-python computing the log-probabilities."""
+    llm = model._llm_logits
+    llm.reset()
+    return llm.create_chat_completion(
+        [{"role": m.role, "content": m.text()} for m in request.messages],
+        temperature=request.temperature, top_p=request.top_p, top_k=0, min_p=0.0, typical_p=1.0,
+        repeat_penalty=1.0, max_tokens=request.max_tokens, stop=list(request.stop),
+        seed=request.seed + i if request.seed is not None else i, logprobs=True,
+        top_logprobs=request.top_logprobs,
+    )
+
+
+@pytest.mark.slow
+def test_logprobs_leave_text_finish_and_usage_unchanged(models_smol: LocalModel) -> None:
+    finishes = set()
+    for request in ENDINGS:
+        plain = _outcome(_generate(models_smol, request))
+        finishes |= {finish for _, finish, _, _ in plain}
+        for update in ({}, {"top_logprobs": 3}, {"logprob_source": "sampling", "top_logprobs": 2}):
+            with_logprobs = _generate(models_smol, request.model_copy(update={"logprobs": True, **update}))
+            assert _outcome(with_logprobs) == plain, update
+            assert all(c.tokens is not None and len(c.tokens) == c.usage.output_tokens for c in with_logprobs)
+    assert finishes == {"length", "stop"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("top_logprobs", [0, 4])
+def test_model_logprobs_equal_llama_cpp_pythons_own(models_smol: LocalModel, top_logprobs: int) -> None:
+    stop_strings_cut = 0
+    for request in ENDINGS:
+        request = request.model_copy(update={"logprobs": True, "top_logprobs": top_logprobs})
+        completions = _generate(models_smol, request)
+        for i, ours in enumerate(completions):
+            own = _llama_cpp_own(models_smol, request, i)
+            choice = own["choices"][0]
+            assert (ours.text, ours.finish_reason) == (choice["message"]["content"], choice["finish_reason"])
+            assert ours.usage.output_tokens == own["usage"]["completion_tokens"]
+            content = choice["logprobs"]["content"]
+            assert ours.tokens is not None and len(ours.tokens) == len(content) > 0
+            for token, entry in zip(ours.tokens, content, strict=True):
+                assert token.token == entry["token"]
+                assert token.logprob == pytest.approx(entry["logprob"], abs=1e-4)
+                if top_logprobs == 0:
+                    assert token.top is None
+                    continue
+                expected = {a["token"]: a["logprob"] for a in entry["top_logprobs"][:top_logprobs]}
+                assert token.top is not None and list(token.top) == list(expected)
+                assert list(token.top.values()) == pytest.approx(list(expected.values()), abs=1e-4)
+            stop_strings_cut += "".join(t.token for t in ours.tokens) != ours.text
+    assert stop_strings_cut > 0  # a stop string cut a token: its log-probability is still there

@@ -1,6 +1,7 @@
 """Benchmarks, one package each, registered by name."""
 
-from creval.benchmarks import dat, sat, ttct  # noqa: F401  (register)
+from creval.benchmarks import dat, neocoder, sat, ttct  # noqa: F401  (register)
+from creval.benchmarks.openended import benchmark as _openended  # noqa: F401  (register)
 from creval.benchmarks.base import (
     Benchmark,
     BenchmarkOptions,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -66,6 +67,13 @@ class Benchmark(ABC):
     def score(self, records: list[Record], options: Any) -> dict[str, Any]:
         """Scores from the finished records. Returns a dict with at least ``headline``
         (metric name -> number or None), ``table`` (rows for the report) and ``notes``."""
+
+    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
+        """Write files beside the report (plots, derived datasets); returns their names.
+
+        Called after every scoring. The default writes nothing.
+        """
+        return []
 
     def parse_options(self, values: dict[str, Any]) -> BenchmarkOptions:
         """Validate user options, with a message that names the option to fix."""

@@ -66,6 +66,11 @@ class GenerateRequest(BaseModel):
     seed: int | None = None
     logprobs: bool = False
     top_logprobs: int = Field(default=0, ge=0, le=20)
+    #: Which distribution ``logprobs`` are taken from: ``"model"``, the model's own
+    #: next-token distribution (raw logits); ``"sampling"``, the distribution the sampler
+    #: actually drew from (after temperature and top-p, renormalised). Backends whose
+    #: ``Capabilities.sampling_logprobs`` is False return model log-probabilities either way.
+    logprob_source: Literal["model", "sampling"] = "model"
     #: Index of the first sample this call produces within its unit (set by the runner;
     #: not a generation parameter, so not part of cache keys). Replay uses it.
     first_sample: int = Field(default=0, ge=0)
@@ -80,8 +85,21 @@ class GenerateRequest(BaseModel):
         return cls(messages=tuple(messages), **params)
 
     def params(self) -> dict[str, Any]:
-        """Every generation parameter except ``n`` and the messages (used in cache keys)."""
-        return self.model_dump(mode="json", exclude={"messages", "n", "first_sample"})
+        """Every generation parameter except ``n`` and the messages (used in cache keys).
+
+        ``logprob_source`` is left out when it changes nothing (it is ``"model"``, or no
+        log-probabilities are asked for), so the keys of such requests are the same as
+        before the option existed.
+
+        >>> sorted(GenerateRequest.chat("hi").params())  # doctest: +NORMALIZE_WHITESPACE
+        ['logprobs', 'max_tokens', 'seed', 'stop', 'temperature', 'top_logprobs', 'top_p']
+        >>> GenerateRequest.chat("hi", logprobs=True, logprob_source="sampling").params()["logprob_source"]
+        'sampling'
+        """
+        exclude = {"messages", "n", "first_sample"}
+        if self.logprob_source == "model" or not self.logprobs:
+            exclude.add("logprob_source")
+        return self.model_dump(mode="json", exclude=exclude)
 
     def with_n(
         self, n: int, *, seed: int | None = None, first_sample: int | None = None
@@ -133,6 +151,9 @@ class Capabilities(BaseModel):
     """What a backend can do. Code that needs a missing capability degrades explicitly."""
 
     logprobs: bool = False
+    #: Honours ``GenerateRequest.logprob_source == "sampling"`` (log-probabilities under the
+    #: temperature-scaled, top-p-truncated distribution that was sampled from).
+    sampling_logprobs: bool = False
     prompt_logprobs: bool = False
     n: bool = False  # several samples in one call
     images: bool = False

@@ -16,8 +16,13 @@ tokenizer's chat template; a tokenizer without one gets a plain ``role: content`
 * Generation stops at the model's end-of-sequence token(s), which are not counted; stop
   strings cut the text after generation (the tokens through the one that completed the stop
   string are counted).
-* Log-probabilities are of the model's own distribution (raw logits, before temperature and
-  top-p), as the other backends give them.
+* Log-probabilities are by default (``logprob_source="model"``) of the model's own
+  distribution (raw logits, before temperature and top-p), as the other backends give them.
+  With ``logprob_source="sampling"`` they are of the distribution each token was drawn from:
+  the log-softmax of the scores transformers sampled from (``output_scores``: the logits
+  after its processors, here temperature and then top-p, so tokens outside the nucleus
+  have probability 0 and are never listed as alternatives). Greedy decoding
+  (``temperature == 0``) is a point mass: each token gets log-probability 0.
 * The model is loaded on first use and runs in a worker thread under a lock
   (``max_concurrency`` 1), on ``--device`` (default ``cpu``).
 """
@@ -129,7 +134,8 @@ class HFModel:
         self.options = options
         self.device = options.device or "cpu"
         self.capabilities = Capabilities(
-            logprobs=True, prompt_logprobs=True, n=True, images=False, seed=True
+            logprobs=True, sampling_logprobs=True, prompt_logprobs=True, n=True, images=False,
+            seed=True,
         )
         self._lock = threading.Lock()  # the model: one generation at a time
         self._tokenizer_lock = threading.Lock()
@@ -230,6 +236,8 @@ class HFModel:
             tokenizer, model = self._load()
             prompt = self._prompt_ids(tokenizer, request)
             greedy = request.temperature == 0
+            # sampled scores: the processed logits each token was drawn from (greedy: none)
+            sampled = request.logprobs and request.logprob_source == "sampling" and not greedy
             eos = _eos_ids(tokenizer, model)
             pad = tokenizer.pad_token_id
             if pad is None:
@@ -240,7 +248,8 @@ class HFModel:
                 "do_sample": not greedy,
                 "num_beams": 1,
                 "return_dict_in_generate": True,
-                "output_logits": request.logprobs,
+                "output_logits": request.logprobs and not sampled,
+                "output_scores": sampled,
                 "pad_token_id": pad,
                 "eos_token_id": sorted(eos) or None,
                 # neutral values, so that a model's generation_config.json cannot add its own
@@ -262,7 +271,8 @@ class HFModel:
             except (ValueError, RuntimeError, IndexError) as exc:
                 raise ModelError(f"{self.spec}: generation failed: {exc}") from exc
             new = out.sequences[:, len(prompt) :].tolist()
-            logits = out.logits if request.logprobs else None  # per step: (rows, vocab)
+            # per step: (rows, vocab)
+            logits = (out.scores if sampled else out.logits) if request.logprobs else None
             completions = []
             for i in range(request.n):
                 row = 0 if greedy else i
@@ -304,7 +314,12 @@ class HFModel:
 
             tokens = []
             k = request.top_logprobs
+            point_mass = request.logprob_source == "sampling" and request.temperature == 0
             for step, (tok, piece) in enumerate(zip(ids, token_pieces(tokenizer, ids), strict=True)):
+                if point_mass:  # greedy: the chosen token had probability 1
+                    top = {tokenizer.decode([tok]): 0.0} if k else None
+                    tokens.append(TokenLogprob(token=piece, logprob=0.0, top=top))
+                    continue
                 dist = torch.log_softmax(logits[step][row].float(), dim=-1)
                 top = None
                 if k:
@@ -312,6 +327,7 @@ class HFModel:
                     top = {
                         tokenizer.decode([int(j)]): float(v)
                         for v, j in zip(values.tolist(), indices.tolist(), strict=True)
+                        if v != float("-inf")  # outside the nucleus: never sampled
                     }
                 tokens.append(TokenLogprob(token=piece, logprob=float(dist[tok]), top=top))
         return Completion(

@@ -14,11 +14,20 @@ Behaviour worth knowing:
 * Sample ``i`` of a request uses the seed ``request.seed + i``; a request without a seed uses
   ``DEFAULT_SEED`` (0) as its first seed, so local results are always reproducible. Every
   sample starts from a freshly evaluated prompt so a result never depends on what ran before.
-* Per-token log-probabilities (of the model's own distribution, before temperature) need
-  llama.cpp's ``logits_all`` mode, which keeps ``n_ctx * n_vocab`` floats; a second instance
-  in that mode is loaded only when a request asks for log-probabilities (the weights are
-  memory-mapped and shared). They also cost time: llama-cpp-python sorts the vocabulary at
-  every generated token to find the top alternatives (about 2-3x slower on SmolLM2).
+* Per-token log-probabilities need llama.cpp's ``logits_all`` mode, which keeps
+  ``n_ctx * n_vocab`` floats; a second instance in that mode is loaded only when a request
+  asks for log-probabilities (the weights are memory-mapped and shared). They are computed
+  here from the kept logits, for the generated tokens only (:func:`model_logprobs`,
+  :func:`sampled_logprob`), not by llama-cpp-python, whose own code log-softmaxes every row
+  and sorts the whole vocabulary at every token (4x slower generation on SmolLM2). The
+  values and alternatives are the ones llama-cpp-python would report.
+* By default (``logprob_source="model"``) they are of the model's own distribution, before
+  temperature and top-p. With ``logprob_source="sampling"`` they are of the distribution the
+  sampler really drew from, recomputed from the kept logits (:func:`sampled_distribution`)
+  in llama-cpp-python's order: top-p first, on the untempered distribution (the smallest set
+  of most probable tokens whose probability reaches ``top_p``, the crossing token included),
+  then temperature over that set, renormalised. ``temperature == 0`` (greedy) is a point
+  mass: the chosen token gets log-probability 0 and is its own only alternative.
 * llama.cpp is not thread-safe: generation runs in a worker thread under a lock and
   ``max_concurrency`` is 1. It uses ``--threads`` threads (default: half the CPUs) for both
   prompt evaluation and generation.
@@ -31,6 +40,7 @@ import hashlib
 import importlib.util
 import os
 import threading
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +111,177 @@ def _seed(first: int | None, i: int) -> int:
     return ((DEFAULT_SEED if first is None else first) + i) % _SEED_MODULUS
 
 
+def _stable_top(x: Any, count: int) -> Any:
+    """The first ``count`` ids of ``np.argsort(-x, kind="stable")`` (most probable first, ties
+    by id), found with a partition instead of sorting the whole vocabulary."""
+    import numpy as np
+
+    n = len(x)
+    if count >= n // 8:
+        return np.argsort(-x, kind="stable")[:count]
+    if count <= 0:
+        return np.zeros(0, dtype=np.intp)
+    threshold = np.partition(x, n - count)[n - count]
+    ids = np.flatnonzero(x >= threshold)  # a prefix of the stable order: the ties are all in
+    return ids[np.argsort(-x[ids], kind="stable")][:count]
+
+
+def _nucleus(x: Any, top_p: float, chosen: int | None) -> Any:
+    """Ids of the top-p set of float32 logits ``x``, most probable first (every id when
+    ``top_p >= 1``), widened to ``chosen``. Only as much of the order as needed is sorted:
+    the cumulative sums of a prefix are those of the full order (they are sequential)."""
+    import numpy as np
+
+    n = len(x)
+    if top_p >= 1.0:
+        return np.argsort(-x, kind="stable")
+    need = 1
+    if chosen is not None:  # chosen's place in the stable order
+        need += int(np.count_nonzero(x > x[chosen]) + np.count_nonzero(x[:chosen] == x[chosen]))
+    p = np.exp(x - x.max())
+    p /= np.cumsum(p, dtype=np.float32)[-1]  # llama.cpp sums in order, in float32
+    count = max(need, 64)
+    while True:
+        order = _stable_top(x, min(count, n))
+        reached = np.flatnonzero(np.cumsum(p[order], dtype=np.float32) >= np.float32(top_p))
+        if len(reached) or count >= n:
+            keep = int(reached[0]) + 1 if len(reached) else n
+            return order[: max(keep, need)]
+        count *= 8
+
+
+def sampled_distribution(
+    logits: Any, *, temperature: float, top_p: float, chosen: int | None = None
+) -> tuple[list[int], list[float]]:
+    """The tokens llama.cpp's sampler could draw from one row of logits, most probable
+    first, with their log-probabilities under the distribution it drew from.
+
+    Mirrors llama-cpp-python's chain with top-k, typical-p and min-p off: top-p on the
+    untempered softmax (in float32 like llama.cpp; the token whose cumulative probability
+    reaches ``top_p`` is kept), then division by ``temperature``, renormalised over the kept
+    tokens. ``temperature == 0`` is greedy: the argmax (or ``chosen``) with probability 1.
+    ``chosen`` is always kept: a token the sampler drew lies in the nucleus, so one found just
+    outside it is a float rounding tie at the boundary and the nucleus is widened to it.
+
+    The untempered probabilities here are 0.66, 0.24, 0.09, 0.004: the first two reach 0.9,
+    and at temperature 0.5 their logits become 4 and 2:
+
+    >>> ids, logprobs = sampled_distribution([2.0, 1.0, 0.0, -3.0], temperature=0.5, top_p=0.9)
+    >>> ids, [round(v, 4) for v in logprobs]
+    ([0, 1], [-0.1269, -2.1269])
+    >>> sampled_distribution([2.0, 1.0, 0.0], temperature=0.0, top_p=1.0)
+    ([0], [0.0])
+    """
+    import numpy as np
+
+    x = np.asarray(logits, dtype=np.float32)
+    if temperature == 0:
+        return [int(np.argmax(x)) if chosen is None else chosen], [0.0]
+    kept = _nucleus(x, top_p, chosen)
+    return [int(i) for i in kept], _log_softmax(x[kept].astype(np.float64) / temperature).tolist()
+
+
+def _log_softmax(z: Any) -> Any:
+    import numpy as np
+
+    z = np.asarray(z, dtype=np.float64)
+    peak = z.max()
+    return z - (peak + np.log(np.exp(z - peak).sum()))
+
+
+def sampled_logprob(
+    logits: Any, chosen: int, *, temperature: float, top_p: float, top: int = 0
+) -> tuple[float, list[tuple[int, float]]]:
+    """``chosen``'s log-probability under the distribution of :func:`sampled_distribution`
+    and its ``top`` most probable tokens, without listing the whole vocabulary when
+    ``top_p`` is 1.
+
+    >>> value, best = sampled_logprob([2.0, 1.0, 0.0, -3.0], 1, temperature=0.5, top_p=0.9, top=1)
+    >>> round(value, 4), [(i, round(v, 4)) for i, v in best]
+    (-2.1269, [(0, -0.1269)])
+    """
+    import numpy as np
+
+    if temperature == 0:
+        return 0.0, [(chosen, 0.0)][:top]
+    x = np.asarray(logits, dtype=np.float32)
+    if top_p >= 1.0:  # every token is kept: no sorting but for the alternatives
+        logprobs = _log_softmax(x.astype(np.float64) / temperature)
+        return float(logprobs[chosen]), [(int(i), float(logprobs[i])) for i in _stable_top(x, top)]
+    kept = _nucleus(x, top_p, chosen)
+    logprobs = _log_softmax(x[kept].astype(np.float64) / temperature)
+    value = float(logprobs[int(np.flatnonzero(kept == chosen)[0])])
+    return value, [(int(i), float(v)) for i, v in zip(kept[:top], logprobs[:top], strict=False)]
+
+
+def model_logprobs(rows: Any, ids: Any, *, top: int = 0) -> tuple[list[float], list[list[tuple[int, float]]]]:
+    """Each row's log-softmax at its id, and (``top > 0``) the row's ``top`` most probable
+    ids, computed as llama-cpp-python does (in float32; ties ordered by higher id first) but
+    only for these rows and without sorting the vocabulary.
+
+    >>> values, best = model_logprobs([[0.0, 0.0, 1.0]], [0], top=2)
+    >>> [round(v, 4) for v in values], [[(i, round(v, 4)) for i, v in row] for row in best]
+    ([-1.5514], [[(2, -0.5514), (1, -1.5514)]])
+    """
+    import numpy as np
+
+    if len(ids) == 0:
+        return [], []
+    x = np.asarray(rows, dtype=np.float32)
+    peak = np.amax(x, axis=1, keepdims=True)
+    peak[~np.isfinite(peak)] = 0
+    shifted = np.subtract(x, peak, dtype=np.float32)
+    with np.errstate(divide="ignore"):
+        logz = np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    rows_at = np.arange(len(ids))
+    values = (shifted[rows_at, np.asarray(ids, dtype=np.intp)] - logz[:, 0]).tolist()
+    if top <= 0:
+        return values, [[] for _ in ids]
+    logprobs = shifted - logz
+    n = logprobs.shape[1]
+    count = min(top, n)
+    thresholds = np.partition(logprobs, n - count, axis=1)[:, n - count]
+    best: list[list[tuple[int, float]]] = []
+    for row, threshold in zip(logprobs, thresholds, strict=True):
+        candidates = np.flatnonzero(row >= threshold)
+        order = candidates[np.lexsort((-candidates, -row[candidates]))][:count]
+        best.append([(int(i), float(row[i])) for i in order])
+    return values, best
+
+
+_RECORDING_LLAMA: Any = None
+
+
+def _recording_llama_class() -> Any:
+    """A ``Llama`` whose ``drawn`` lists the token ids its last ``generate`` yielded: the
+    exact tokens the sampler drew, the last of which llama.cpp never feeds back (so it is
+    not in ``input_ids``) when the completion ends on it."""
+    global _RECORDING_LLAMA
+    if _RECORDING_LLAMA is None:
+        from llama_cpp import Llama
+
+        class RecordingLlama(Llama):
+            drawn: list[int] = []
+
+            def generate(self, *args: Any, **kwargs: Any) -> Generator[int, Any, None]:
+                self.drawn = []
+                inner = super().generate(*args, **kwargs)
+                sent = None
+                try:
+                    while True:
+                        try:
+                            token = inner.send(sent)
+                        except StopIteration:
+                            return
+                        self.drawn.append(int(token))
+                        sent = yield token
+                finally:
+                    inner.close()
+
+        _RECORDING_LLAMA = RecordingLlama
+    return _RECORDING_LLAMA
+
+
 class LocalModel:
     """A GGUF chat model run by llama.cpp in this process."""
 
@@ -113,7 +294,8 @@ class LocalModel:
         self.package = package
         self.n_ctx = options.n_ctx
         self.capabilities = Capabilities(
-            logprobs=True, prompt_logprobs=True, n=False, images=False, seed=True
+            logprobs=True, sampling_logprobs=True, prompt_logprobs=True, n=False, images=False,
+            seed=True,
         )
         self._lock = threading.Lock()
         self._llm: Any = None  # plain instance
@@ -145,11 +327,12 @@ class LocalModel:
             return current
         from llama_cpp import Llama
 
+        llama_class = _recording_llama_class() if logits_all else Llama
         # One thread count for prompts and for generation: llama.cpp's default of every core
         # for prompt batches spins badly when another process holds a core (20x slower).
         threads = self.options.threads or max(1, (os.cpu_count() or 2) // 2)
         try:
-            llm = Llama(
+            llm = llama_class(
                 model_path=str(self.path),
                 n_ctx=self.n_ctx,
                 n_threads=threads,
@@ -191,32 +374,69 @@ class LocalModel:
                         max_tokens=request.max_tokens,
                         stop=list(request.stop),
                         seed=_seed(request.seed, i),
-                        logprobs=True if request.logprobs else None,
-                        top_logprobs=request.top_logprobs if request.logprobs else None,
                     )
                 except ValueError as exc:  # e.g. the prompt does not fit the context
                     raise ModelError(f"{self.spec}: {exc}") from exc
-                completions.append(self._completion(response, request, first=i == 0))
+                completion = self._completion(response, first=i == 0)
+                if request.logprobs:
+                    completion.tokens = self._token_logprobs(llm, response, request)
+                completions.append(completion)
         return completions
 
+    def _token_logprobs(self, llm: Any, response: Any, request: GenerateRequest) -> list[TokenLogprob]:
+        """Each generated token's log-probability (and top alternatives), computed here from
+        the logits llama.cpp kept (``logits_all``) rather than by llama-cpp-python, which
+        log-softmaxes every row and sorts the whole vocabulary at every token. Row
+        ``P - 1 + i`` of ``llm.scores`` is the distribution of completion token ``i``
+        (``P`` prompt tokens). Token texts and alternatives are built as llama-cpp-python
+        builds them, so ``logprob_source="model"`` reports what it would."""
+        usage = response.get("usage") or {}
+        n_prompt, n_out = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        ids = self._completion_ids(llm, n_prompt, n_out)
+        rows = llm.scores[n_prompt - 1 : n_prompt - 1 + n_out]
+        top = request.top_logprobs
+        if request.logprob_source == "sampling":
+            picked = [
+                sampled_logprob(row, tok, temperature=request.temperature, top_p=request.top_p, top=top)
+                for row, tok in zip(rows, ids, strict=True)
+            ]
+            values, best = [v for v, _ in picked], [b for _, b in picked]
+        else:
+            values, best = model_logprobs(rows, ids, top=top)
+        bos = llm.token_bos()
+        tokens: list[TokenLogprob] = []
+        for i, (tok, value, alternatives) in enumerate(zip(ids, values, best, strict=True)):
+            if tok == bos:  # llama-cpp-python leaves BOS out of the log-probabilities
+                continue
+            text = llm.detokenize([tok], prev_tokens=ids[:i]).decode("utf-8", errors="ignore")
+            alts: dict[str, float] | None = None
+            if top:
+                alts = {
+                    llm.detokenize([j], prev_tokens=ids[:i]).decode("utf-8", errors="ignore"): v
+                    for j, v in alternatives
+                }
+                if request.logprob_source == "model":  # llama-cpp-python adds the chosen token
+                    alts = dict(list({**alts, text: value}.items())[:top])
+            tokens.append(TokenLogprob(token=text, logprob=float(value), top=alts))
+        return tokens
+
+    def _completion_ids(self, llm: Any, n_prompt: int, n_out: int) -> list[int]:
+        """The ids of the ``n_out`` generated tokens: the first ``n_out`` the sampler drew
+        (a drawn end-of-generation token is not part of the completion). All but possibly
+        the last were fed back to the model, which is checked."""
+        drawn = list(llm.drawn)
+        fed = [int(t) for t in llm.input_ids[n_prompt : llm.n_tokens]]
+        if n_prompt < 1 or len(drawn) < n_out or drawn[: len(fed)] != fed or len(fed) < n_out - 1:
+            raise ModelError(f"{self.spec}: cannot line up the sampled tokens with llama.cpp's logits")
+        return drawn[:n_out]
+
     @staticmethod
-    def _completion(response: Any, request: GenerateRequest, *, first: bool) -> Completion:
+    def _completion(response: Any, *, first: bool) -> Completion:
         choice = response["choices"][0]
         usage = response.get("usage") or {}
-        tokens: list[TokenLogprob] | None = None
-        if request.logprobs:
-            content = (choice.get("logprobs") or {}).get("content") or []
-            tokens = []
-            for entry in content:
-                top: dict[str, float] | None = None
-                if request.top_logprobs:
-                    alternatives = entry.get("top_logprobs") or []
-                    top = {a["token"]: float(a["logprob"]) for a in alternatives[: request.top_logprobs]}
-                tokens.append(TokenLogprob(token=entry["token"], logprob=float(entry["logprob"]), top=top))
         return Completion(
             text=choice["message"].get("content") or "",
             finish_reason=choice.get("finish_reason"),
-            tokens=tokens,
             usage=Usage(
                 input_tokens=int(usage.get("prompt_tokens", 0)) if first else 0,
                 output_tokens=int(usage.get("completion_tokens", 0)),

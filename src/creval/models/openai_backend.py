@@ -13,6 +13,14 @@ the missing samples are asked for in further calls (with seed ``seed + i`` for s
 so that exactly ``n`` come back. Each call's prompt tokens are counted on the first completion
 it produced; when one call returns several choices, its output tokens are split between them
 by their token counts when the server returned log-probabilities, evenly otherwise.
+
+Log-probabilities are whatever the server returns, which for OpenAI and for most
+OpenAI-compatible servers is the model's own distribution, before temperature and top-p;
+``logprob_source="sampling"`` cannot be honoured (``Capabilities.sampling_logprobs`` is
+False) and model log-probabilities come back. Some servers can be told to return processed
+ones instead (vLLM started with ``--logprobs-mode processed_logprobs`` reports them after
+temperature and top-p), but nothing in the API says which kind a server sends, so creval
+cannot know it and does not claim it.
 """
 
 from __future__ import annotations
@@ -155,7 +163,8 @@ class OpenAIModel:
         self._api_key = key
         self.max_concurrency = options.concurrency or 8
         self.capabilities = Capabilities(
-            logprobs=True, prompt_logprobs=False, n=True, images=True, seed=True
+            logprobs=True, sampling_logprobs=False, prompt_logprobs=False, n=True, images=True,
+            seed=True,
         )
         self._clients: dict[int, tuple[asyncio.AbstractEventLoop, Any]] = {}
         self._token_param = "max_tokens"

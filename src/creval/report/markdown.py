@@ -54,6 +54,14 @@ def render_report(manifest: dict[str, Any], scores: dict[str, Any]) -> str:
         out += ["", "Scored with: `" + json.dumps(scores["resources"], ensure_ascii=False) + "`"]
     for note in scores.get("notes", []):
         out.append(f"- {note}")
+    for section in scores.get("sections", []):
+        out += ["", f"## {section['title']}", ""]
+        if section.get("text"):
+            out += [section["text"], ""]
+        out.append(markdown_table(section.get("rows", []), section.get("columns")))
+    for artifact in scores.get("artifacts", []):
+        suffix = Path(artifact).suffix.lower()
+        out.append(f"\n![{artifact}]({artifact})" if suffix in {".png", ".svg"} else f"\n- file: `{artifact}`")
     out += ["", "## Options", "", "```json", json.dumps(manifest.get("options", {}), indent=2, ensure_ascii=False), "```"]
     usage = scores.get("usage", {})
     rows = [

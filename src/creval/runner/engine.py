@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from creval.models.base import (
+    Capabilities,
     Completion,
     EndpointUnreachable,
     GenerateRequest,
@@ -59,6 +60,10 @@ class UnitContext:
     def __init__(self, runner: Runner) -> None:
         self._runner = runner
         self.calls: list[dict[str, Any]] = []
+
+    def capabilities(self, role: str = "target") -> Capabilities:
+        """What the model playing ``role`` can do (to degrade explicitly, and record it)."""
+        return self._runner.models[role].capabilities
 
     async def generate(
         self, request: GenerateRequest, *, role: str = "target", first_sample: int = 0

@@ -124,6 +124,9 @@ def run_benchmark(
         "all_invocations": sum_usage(usage_history),
         "invocations": len(usage_history),
     }
+    artifacts = benchmark.write_artifacts(scores, options, out)
+    if artifacts:
+        scores["artifacts"] = artifacts
     store.write_scores(scores)
     from creval.report.markdown import write_report
 

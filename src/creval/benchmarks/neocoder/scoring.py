@@ -1,0 +1,192 @@
+"""NeoGauge scores of NeoCoder solutions, from a run or from files (no model needed).
+
+A *solution item* is one answered state: ``problem_id``, ``round``, ``t``, ``constraints``,
+``answers`` (the model's raw answers; several for the sampling strategy), optionally
+``llm_techniques`` (one parsed list per answer, None for an unparsed detector answer) and
+``raw_code`` (True when the answers are bare code, like the ``codes`` shipped upstream).
+
+Per state t the table gives pass@1, constraint following, convergent (Eq. 2), divergent
+(Eq. 3), NeoGauge@t (Eq. 4), cumulative NeoGauge, and the human convergent (Eq. 5) and
+divergent (Eq. 6) scores of the problems' human solutions. Technique sets come from the
+LLM detector (the paper) or the static AST detector; with both, their agreement is
+reported. Solutions whose LLM detection did not parse are left out of the technique-based
+columns (never defaulted) and counted. Problems without human techniques (upstream:
+1773F) cannot have a divergent score and are left out of every column, as upstream does.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from creval.benchmarks.neocoder.data import NeoCoderDataset
+
+Detector = Literal["llm", "static", "both"]
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    detector: Detector = "llm"
+    judge_compat: Literal["none", "neocoder"] = "none"
+    cpu_seconds: float = 6.0
+    float_tol: float | None = None
+    empty: Literal["zero", "exclude"] = "zero"
+    workers: int | None = None
+
+
+def _judge(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], settings: ScoreSettings
+           ) -> list[list[dict[str, Any]]]:
+    """Per item, per answer: ``{"program", "correct", "verdict"}``."""
+    flat = [(item, answer) for item in items for answer in item["answers"]]
+    if settings.judge_compat == "neocoder":
+        from creval.benchmarks.neocoder.compat import judge_compat_many, upstream_program
+
+        assert dataset.tests is not None
+        programs = [upstream_program(a, fenced=not it.get("raw_code")) for it, a in flat]
+        cases = [dataset.tests[it["problem_id"]] for it, _ in flat]
+        compat = judge_compat_many(
+            [(p, c.input, c.output) for p, c in zip(programs, cases, strict=True)],
+            workers=settings.workers,
+        )
+        results = [{"program": p, "correct": r.correct, "verdict": r.status}
+                   for p, r in zip(programs, compat, strict=True)]
+    else:
+        from creval.benchmarks.neocoder.extract import extract_program
+        from creval.benchmarks.neocoder.judge import FloatTolerance, default_limits, judge_many
+
+        limits = default_limits()
+        if settings.cpu_seconds != limits.cpu_seconds:
+            import dataclasses
+
+            limits = dataclasses.replace(limits, cpu_seconds=settings.cpu_seconds,
+                                         wall_seconds=max(limits.wall_seconds, 2 * settings.cpu_seconds))
+        tol = FloatTolerance(abs=settings.float_tol, rel=settings.float_tol) if settings.float_tol else None
+        programs = [extract_program(a) for _, a in flat]
+        judged = judge_many([(p, dataset.tests_for(it["problem_id"])) for p, (it, _) in zip(programs, flat, strict=True)],
+                            limits=limits, float_tol=tol, workers=settings.workers)
+        results = [{"program": p, "correct": r.passed, "verdict": r.verdict}
+                   for p, r in zip(programs, judged, strict=True)]
+    out: list[list[dict[str, Any]]] = []
+    it = iter(results)
+    for item in items:
+        out.append([next(it) for _ in item["answers"]])
+    return out
+
+
+def _techniques(answer: dict[str, Any], llm: list[str] | None, settings: ScoreSettings,
+                agreement: list[tuple[set[str], set[str]]]) -> list[str] | None:
+    from creval.benchmarks.neocoder.static_techniques import detect_static
+
+    static = detect_static(answer["program"] or "").techniques if answer["program"] else ()
+    if settings.detector == "static":
+        return list(static)
+    if llm is not None and settings.detector == "both":
+        agreement.append((set(llm), set(static)))
+    return llm
+
+
+def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], settings: ScoreSettings
+                ) -> dict[str, Any]:
+    """The scores dict (headline, per-state table, notes) of solution ``items``."""
+    from creval.metrics import neogauge as ng
+
+    human = dataset.human_techniques or {}
+    judged = _judge(dataset, items, settings)
+    agreement: list[tuple[set[str], set[str]]] = []
+    by_state: dict[int, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    unparsed = excluded = 0
+    rows = []
+    for item, answers in zip(items, judged, strict=True):
+        pid, t = item["problem_id"], int(item["t"])
+        union = ng.human_technique_union(human[pid]) if human.get(pid) else None
+        llm_all = item.get("llm_techniques") or [None] * len(answers)
+        candidates = []
+        for answer, llm in zip(answers, llm_all, strict=True):
+            techniques = _techniques(answer, llm, settings, agreement)
+            if techniques is None:
+                unparsed += 1
+                continue
+            term = ng.solution_neogauge(answer["correct"], techniques, item["constraints"], union) if union is not None else 0.0
+            candidates.append((term, answer, techniques))
+        state = by_state[t]
+        state["all_correct"].append(max(a["correct"] for a in answers) if len(answers) > 1 else answers[0]["correct"])
+        if union is None:
+            excluded += 1
+            continue
+        if not candidates:
+            continue
+        term, best, techniques = max(candidates, key=lambda c: c[0])  # best of k (5.3)
+        state["correct"].append(best["correct"])
+        state["techniques"].append(techniques)
+        state["constraints"].append(item["constraints"])
+        state["human"].append(union)
+        state["human_sets"].append(human[pid])
+        rows.append({"problem": pid, "round": item["round"], "t": t, "correct": best["correct"],
+                     "verdict": best["verdict"],
+                     "techniques": ", ".join(techniques), "constraints": ", ".join(item["constraints"]),
+                     "neogauge_term": round(term, 4)})
+    table = _state_table(by_state, settings)
+    headline = {f"neogauge@{r['t']}": r.get("neogauge") for r in table}
+    headline.update({f"pass@1@{r['t']}": r["pass_at_1"] for r in table})
+    if table:
+        headline["cumulative_neogauge"] = table[-1]["cumulative_neogauge"]
+    notes = _notes(settings, unparsed, excluded)
+    sections = [{"title": "NeoGauge per state", "rows": table}]
+    if agreement:
+        sections.append({"title": "LLM vs static technique detection", "rows": _agreement_rows(agreement)})
+    return {"headline": headline, "states": table, "table": rows, "sections": sections, "notes": notes,
+            "settings": settings.__dict__}
+
+
+def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSettings) -> list[dict[str, Any]]:
+    from creval.metrics import neogauge as ng
+
+    table = []
+    for t in sorted(by_state):
+        s = by_state[t]
+        row: dict[str, Any] = {"t": t, "problems": len(s["all_correct"]),
+                               "pass_at_1": ng.pass_at_1(s["all_correct"])}
+        if s["correct"]:
+            stats = ng.neogauge_state(s["correct"], s["techniques"], s["constraints"], s["human"],
+                                      empty=settings.empty)
+            row.update(scored=stats["n"], pass_at_1_scored=stats["pass_at_1"],
+                       constraint_following=stats["constraint_following"],
+                       convergent=stats["convergent"], divergent=stats["divergent"],
+                       neogauge=stats["neogauge"],
+                       human_convergent=ng.human_convergent_creativity(s["human_sets"], s["constraints"]),
+                       human_divergent=ng.human_divergent_creativity(s["human_sets"], empty=settings.empty))
+        table.append(row)
+    cumulative = ng.cumulative_neogauge([r.get("neogauge") or 0.0 for r in table])
+    for row, value in zip(table, cumulative, strict=True):
+        row["cumulative_neogauge"] = value
+    return table
+
+
+def _agreement_rows(pairs: list[tuple[set[str], set[str]]]) -> list[dict[str, Any]]:
+    from creval.benchmarks.neocoder.static_techniques import detectable_techniques
+    from creval.benchmarks.neocoder.techniques import agreement_table
+
+    table = agreement_table(pairs, detectable_techniques())
+    return [{"technique": name, **row} for name, row in table.items()]
+
+
+def _notes(settings: ScoreSettings, unparsed: int, excluded: int) -> list[str]:
+    notes = [
+        f"Techniques: {settings.detector} detector. Correctness: "
+        + ("the NeoCoder repository judge (--judge-compat neocoder), bugs included."
+           if settings.judge_compat == "neocoder" else
+           f"creval's judge (whole output, sandboxed, {settings.cpu_seconds:g} s CPU per test)."),
+        "pass_at_1 counts every problem; pass_at_1_scored only those with human techniques "
+        "(the repository's metric, which leaves out 1773F).",
+        "NeoGauge@t = mean of 1[correct] x 1[follows constraints] x new-technique ratio (Eq. 4 "
+        "with the correctness factor the paper's text and code use); cumulative = running sum.",
+    ]
+    if unparsed:
+        notes.append(f"{unparsed} answer(s) had a technique detection that did not parse; they are "
+                     "left out of the technique-based columns (pass@1 counts them).")
+    if excluded:
+        notes.append(f"{excluded} solution(s) belong to problems without human techniques and are "
+                     "left out of every column but pass@1.")
+    return notes

@@ -1,0 +1,1 @@
+"""Open-ended benchmarks of seed 001: MacGyver, HypoGen and BookMIA."""

@@ -1,0 +1,176 @@
+"""The ``macgyver``, ``hypogen`` and ``bookmia`` benchmarks (seed 001).
+
+Each problem is one unit: the step-wise protocol (:mod:`.stepwise`) builds a solution while
+sampling ``n`` candidates per step, then the chosen judges rate the final solution. Semantic
+entropy, the diversity baselines and the judge summaries are computed by the scorer
+(:mod:`.scoring`), so a different entailment backend or partition mode re-scores a finished
+run without calling the model again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar, Literal
+
+from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.common import load_prompt, text_digest
+from creval.benchmarks.openended.stepwise import StepSettings, solve_stepwise
+from creval.errors import CrevalError
+from creval.models.base import Completion, GenerateRequest
+from creval.runner.engine import Unit, UnitContext
+from creval.runner.store import Record
+
+JUDGES = ("multiagent", "chateval", "oneshot", "cot", "fewshot")
+
+
+class OpenEndedOptions(BenchmarkOptions):
+    source: str | None = option(
+        None, "Problems: a local file (JSONL; MacGyver also .xlsx/.csv), 'hf' for the Hugging "
+        "Face dataset (online), or omit for the offline starter set.", kind="scale",
+    )
+    subset: str | None = option(
+        None, "MacGyver only: 'paper300' = the paper's 300 problems (seed-42 order).", kind="scale"
+    )
+    n: int = option(10, "Candidate next steps sampled per step.", ge=2)
+    temperature: float = option(1.0, "Sampling temperature of the candidates.", ge=0.0)
+    top_p: float = option(0.9, "Nucleus (top-p) of the candidates.", gt=0.0, le=1.0)
+    max_steps: int = option(10, "Maximum steps of a solution.", ge=1)
+    step_max_tokens: int = option(96, "Maximum tokens of one step.", ge=8)
+    max_tokens: int = option(512, "Maximum tokens of a judge answer.", ge=16)
+    continuation: Literal["greedy", "highest_probability"] = option(
+        "greedy", "How the solution is extended: a greedy answer (paper) or the most probable "
+        "sampled candidate (upstream code).",
+    )
+    finish: Literal["greedy", "majority"] = option(
+        "greedy", "When a solution is finished: the continuation says DONE (default) or at "
+        "least half the candidates do (upstream).",
+    )
+    judges: str = option(
+        "multiagent", f"Comma-separated judges of the final solution ({', '.join(JUDGES)}) or 'none'."
+    )
+    judge_embedder: str = option("minilm", "Embedder of the multi-agent judge's fragment store.")
+    prompt_file: str | None = option(None, "Your own step prompt ({steps}, {step}, {max_steps} and the problem fields).")
+    entailment: str = option(
+        "auto", "Entailment for clustering: hf:MODEL, llm (the judge model is not called at "
+        "scoring time, so llm needs a recorded run), embedding:THRESHOLD, or auto (the paper's "
+        "default NLI model if it loads, else the labelled embedding fallback).",
+        kind="scoring",
+    )
+    partition_mode: Literal["strict", "lenient"] = option(
+        "strict", "Bidirectional entailment: strict (entailment both ways) or lenient.", kind="scoring"
+    )
+    diversity_embedder: str = option("minilm", "Embedder of the pairwise-cosine baseline.", kind="scoring")
+
+
+class OpenEndedBenchmark(Benchmark):
+    """Shared by the three domains; subclasses set ``domain`` and ``name``."""
+
+    domain: ClassVar[str]
+    seed_paper = "001"
+    Options = OpenEndedOptions
+    roles = ("target", "judge")
+
+    def _template(self, options: OpenEndedOptions) -> str:
+        return load_prompt(f"openended_step_{self.domain}", options.prompt_file)
+
+    def _problems(self, options: OpenEndedOptions) -> list[Any]:
+        from creval.benchmarks.openended.data import load_problems
+
+        if options.subset and self.domain != "macgyver":
+            raise CrevalError("--subset applies to macgyver only.")
+        return load_problems(self.domain, options.source, subset=options.subset, limit=options.limit)
+
+    def _judges(self, options: OpenEndedOptions) -> list[str]:
+        names = [j.strip() for j in options.judges.split(",") if j.strip()]
+        if names == ["none"]:
+            return []
+        unknown = sorted(set(names) - set(JUDGES))
+        if unknown or not names:
+            raise CrevalError(
+                f"--judges: unknown judge(s) {', '.join(unknown) or '(empty)'}; choose from "
+                f"{', '.join(JUDGES)} or none."
+            )
+        return names
+
+    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
+        assert isinstance(options, OpenEndedOptions)
+        fingerprint = options.by_kind("generation")
+        fingerprint["prompt"] = text_digest(self._template(options))
+        return fingerprint
+
+    def units(self, options: Any) -> list[Unit]:
+        assert isinstance(options, OpenEndedOptions)
+        template = self._template(options)
+        source = options.prompt_file or f"openended_step_{self.domain}"
+        judges = self._judges(options)
+        settings = StepSettings(
+            n=options.n, temperature=options.temperature, top_p=options.top_p,
+            max_steps=options.max_steps, step_max_tokens=options.step_max_tokens,
+            continuation=options.continuation, finish=options.finish, seed=options.seed,
+        )
+        units = []
+        for problem in self._problems(options):
+            fields = problem.prompt_fields()
+            meta = {"id": problem.id, "domain": self.domain, "fields": fields}
+
+            async def run(ctx: UnitContext, fields: dict[str, str] = fields,
+                          problem: Any = problem) -> dict[str, Any]:
+                async def target(request: GenerateRequest) -> list[Completion]:
+                    return await ctx.generate(request, role="target")
+
+                caps = ctx.capabilities("target")
+                chosen = dataclasses.replace(settings, logprobs=caps.logprobs)
+                output = await solve_stepwise(target, template, source, fields, chosen)
+                output["logprobs"] = (
+                    "sampling" if caps.sampling_logprobs else "model" if caps.logprobs else "none"
+                )
+                output["verdicts"] = await self._judge(ctx, problem, output, judges, options)
+                return output
+
+            units.append(Unit(key=f"{self.domain}-{problem.id}", run=run, meta=meta))
+        return units
+
+    async def _judge(
+        self, ctx: UnitContext, problem: Any, output: dict[str, Any], judges: list[str],
+        options: OpenEndedOptions,
+    ) -> dict[str, Any]:
+        from creval.benchmarks.openended.judging import judge_solution
+
+        solution = problem.full_solution(output["solution_steps"])
+        if not judges or not solution.strip():
+            return {}
+
+        async def judge_model(request: GenerateRequest) -> list[Completion]:
+            return await ctx.generate(request, role="judge")
+
+        return await judge_solution(
+            judges, judge_model, problem=problem.judge_text(), solution=solution,
+            domain=self.domain, embedder=options.judge_embedder, max_tokens=options.max_tokens,
+        )
+
+    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+        from creval.benchmarks.openended.scoring import score_openended
+
+        assert isinstance(options, OpenEndedOptions)
+        return score_openended(records, options, domain=self.domain)
+
+
+@register_benchmark
+class MacGyver(OpenEndedBenchmark):
+    name = "macgyver"
+    domain = "macgyver"
+    description = "MacGyver: unconventional physical problem solving (step-wise semantic entropy + multi-agent judge)."
+
+
+@register_benchmark
+class HypoGen(OpenEndedBenchmark):
+    name = "hypogen"
+    domain = "hypogen"
+    description = "HypoGen: reasoning from a bit to a flip (step-wise semantic entropy + multi-agent judge)."
+
+
+@register_benchmark
+class BookMIA(OpenEndedBenchmark):
+    name = "bookmia"
+    domain = "bookmia"
+    description = "BookMIA: a story between given first and last sentences (semantic entropy + judge)."

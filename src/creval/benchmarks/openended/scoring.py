@@ -1,0 +1,222 @@
+"""Scores of the open-ended benchmarks from finished records (no target-model calls).
+
+Per step: the valid candidates are clustered by bidirectional entailment and three
+semantic entropies are computed: ``discrete`` (cluster counts), ``probability_weighted``
+(class probabilities from summed token log-probabilities, normalised over classes: the
+Rao-Blackwellised estimator) and ``length_normalised`` (the same with mean token
+log-probabilities: the paper's default). Without log-probabilities only the discrete one
+exists, and the scores say so. Per solution: mean (headline), min and max over steps.
+Diversity baselines per step (Table 1): mean pairwise cosine similarity, Self-BLEU,
+Distinct-1 and Distinct-2. Judges: verdicts per criterion and tokens per role.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from creval.errors import CrevalError
+from creval.runner.store import Record
+
+ESTIMATORS = ("length_normalised", "probability_weighted", "discrete")
+MIN_CANDIDATES = 2
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return statistics.fmean(kept) if kept else None
+
+
+async def _resolve_entailment(spec: str) -> tuple[Any, list[str]]:
+    """The entailment backend for ``spec``; ``auto`` falls back to the labelled embedding
+    approximation when the paper's NLI model cannot be loaded (offline, not cached)."""
+    from creval.nli import CachingEntailment, get_entailment
+
+    if spec != "auto":
+        return CachingEntailment(get_entailment(spec)), []
+    nli = CachingEntailment(get_entailment("hf"))
+    try:
+        if not _nli_model_reachable():
+            raise CrevalError("not in the Hugging Face cache and huggingface.co is unreachable")
+        await nli.classify([("A step.", "A step.")])
+        return nli, []
+    except Exception as exc:  # offline and not cached, or transformers missing
+        reason = str(exc).splitlines()[0][:200]
+        fallback = CachingEntailment(get_entailment("embedding"))
+        return fallback, [
+            "Entailment: the default NLI model (tasksource/deberta-base-long-nli) could not be "
+            f"loaded ({reason}); clusters come from the embedding-similarity fallback, an "
+            "APPROXIMATION of bidirectional entailment. Pass --entailment hf:MODEL online."
+        ]
+
+
+def _nli_model_reachable(timeout: float = 3.0) -> bool:
+    """Whether the default NLI model is cached locally or the hub answers quickly (so that
+    ``auto`` does not sit through a minute of download retries on an offline machine)."""
+    from creval.nli.hf import DEFAULT_NLI_MODEL
+
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        if isinstance(try_to_load_from_cache(DEFAULT_NLI_MODEL, "config.json"), str):
+            return True
+    except ImportError:
+        return False
+    import httpx
+
+    try:
+        httpx.head("https://huggingface.co", timeout=timeout)
+        return True
+    except httpx.HTTPError:
+        return False
+
+
+def _entropies(class_ids: list[int], candidates: list[dict[str, Any]]) -> dict[str, float]:
+    from creval.metrics.semantic_entropy import discrete_semantic_entropy, rao_blackwell_entropy
+
+    out = {"discrete": discrete_semantic_entropy(class_ids)}
+    if all(c.get("logprob_mean") is not None for c in candidates):
+        out["probability_weighted"] = rao_blackwell_entropy(class_ids, [c["logprob_sum"] for c in candidates])
+        out["length_normalised"] = rao_blackwell_entropy(class_ids, [c["logprob_mean"] for c in candidates])
+    return out
+
+
+def _diversity(texts: list[str], embedder: Any) -> dict[str, float]:
+    from creval.metrics.diversity import distinct_n, mean_pairwise_cosine_similarity, self_bleu
+
+    return {
+        "cosine_similarity": mean_pairwise_cosine_similarity(embedder.embed(texts)),
+        "self_bleu": self_bleu(texts),
+        "distinct_1": distinct_n(texts, n=1),
+        "distinct_2": distinct_n(texts, n=2),
+    }
+
+
+async def _score_steps(
+    records: list[Record], nli: Any, mode: str, embedder: Any
+) -> list[dict[str, Any]]:
+    from creval.nli import partition_texts
+
+    rows = []
+    for record in records:
+        for step in record.output.get("steps", []):
+            valid = [c for c in step["candidates"] if c["valid"]]
+            row: dict[str, Any] = {
+                "id": record.unit.get("id"), "step": step["step"], "valid": len(valid),
+                "finished_votes": sum(c["finished"] for c in step["candidates"]),
+            }
+            if len(valid) >= MIN_CANDIDATES:
+                texts = [c["text"] for c in valid]
+                part = await partition_texts(texts, nli, mode=mode)
+                row.update(clusters=part.n_classes, entailment_calls=part.entailment_calls,
+                           **_entropies(list(part.class_ids), valid), **_diversity(texts, embedder))
+            rows.append(row)
+    return rows
+
+
+def _solution_rows(records: list[Record], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from creval.metrics.semantic_entropy import aggregate_steps
+
+    rows = []
+    for record in records:
+        pid = record.unit.get("id")
+        mine = [s for s in steps if s["id"] == pid and "discrete" in s]
+        row: dict[str, Any] = {"id": pid, "steps": len(record.output.get("solution_steps", [])),
+                               "stop": record.output.get("stop_reason"), "scored_steps": len(mine)}
+        for est in ESTIMATORS:
+            values = [s[est] for s in mine if est in s]
+            if values:
+                row[f"se_{est}"] = aggregate_steps(values)
+                if est == "length_normalised":
+                    row["se_min"] = aggregate_steps(values, how="min")
+                    row["se_max"] = aggregate_steps(values, how="max")
+        for name, verdict in record.output.get("verdicts", {}).items():
+            row[f"{name}_overall"] = verdict.get("overall")
+            row[f"{name}_tokens"] = _tokens(verdict.get("total_usage", {}))
+        row["solution"] = str(record.output.get("solution", ""))[:200]
+        rows.append(row)
+    return rows
+
+
+def _tokens(usage: dict[str, Any]) -> int:
+    return int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
+
+
+def _judge_summary(records: list[Record]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    headline: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    names = sorted({n for r in records for n in r.output.get("verdicts", {})})
+    for name in names:
+        verdicts = [r.output["verdicts"][name] for r in records if name in r.output.get("verdicts", {})]
+        criteria = sorted({c for v in verdicts for c in v["verdicts"]})
+        row: dict[str, Any] = {"judge": name, "solutions": len(verdicts)}
+        for c in criteria:
+            row[c] = _mean([None if v["verdicts"].get(c) is None else float(v["verdicts"][c]) for v in verdicts])
+        row["overall"] = _mean([v.get("overall") for v in verdicts])
+        row["parse_failures"] = sum(len(v.get("parse_failures", [])) for v in verdicts)
+        roles: dict[str, int] = {}
+        for v in verdicts:
+            for role, usage in v.get("usage", {}).items():
+                roles[role] = roles.get(role, 0) + _tokens(usage)
+        row["tokens"] = sum(roles.values())
+        row["tokens_by_role"] = ", ".join(f"{k}={n}" for k, n in sorted(roles.items()))
+        headline[f"{name}_overall"] = row["overall"]
+        headline[f"{name}_tokens"] = row["tokens"]
+        rows.append(row)
+    return headline, rows
+
+
+def score_openended(records: list[Record], options: Any, *, domain: str) -> dict[str, Any]:
+    """The scores dict of one run (see the module docstring)."""
+    from creval.embed import get_embedder
+
+    ok = [r for r in records if r.status == "ok"]
+    nli, notes = asyncio.run(_resolve_entailment(options.entailment))
+    embedder = get_embedder(options.diversity_embedder)
+    try:
+        steps = asyncio.run(_score_steps(ok, nli, options.partition_mode, embedder))
+    except CrevalError:
+        raise
+    solutions = _solution_rows(ok, steps)
+    judge_headline, judge_rows = _judge_summary(ok)
+    sources = {r.output.get("logprobs") for r in ok}
+    scored = [s for s in steps if "discrete" in s]
+    headline: dict[str, Any] = {
+        "semantic_entropy": _mean([s.get("se_length_normalised") for s in solutions]),
+        "semantic_entropy_discrete": _mean([s.get("se_discrete") for s in solutions]),
+        "semantic_entropy_probability_weighted": _mean([s.get("se_probability_weighted") for s in solutions]),
+        "clusters_per_step": _mean([s["clusters"] for s in scored]),
+        **{k: _mean([s[k] for s in scored]) for k in ("cosine_similarity", "self_bleu", "distinct_1", "distinct_2")},
+        **judge_headline,
+        "solutions": len(ok),
+        "steps_scored": len(scored),
+    }
+    if "sampling" not in sources or len(sources) > 1:
+        notes.append(
+            "Log-probabilities: " + ", ".join(sorted(str(s) for s in sources)) + " (sampling = the "
+            "distribution actually sampled; model = the raw model distribution; none = only the "
+            "discrete entropy could be computed)."
+        )
+    calls = sum(s.get("entailment_calls", 0) for s in scored)
+    all_pairs = sum(s["valid"] * (s["valid"] - 1) for s in scored)
+    notes += [
+        "semantic_entropy is the paper's length-normalised, Rao-Blackwellised estimator "
+        "(natural log), averaged over steps and then over solutions; per-solution min and max "
+        "are in the table.",
+        f"Clustering: greedy bidirectional entailment ({options.partition_mode}); "
+        f"{calls} entailment calls vs {all_pairs} for all ordered pairs.",
+        f"Steps with fewer than {MIN_CANDIDATES} valid candidates are not scored.",
+    ]
+    return {
+        "headline": headline,
+        "table": solutions,
+        "sections": [
+            {"title": "Judges", "rows": judge_rows},
+            {"title": "Steps", "rows": [{k: v for k, v in s.items()} for s in steps]},
+        ],
+        "resources": {"entailment": nli.identity(), "embedder": embedder.identity()},
+        "entailment_counts": nli.counts(),
+        "notes": notes,
+    }

@@ -1,0 +1,57 @@
+"""``creval data ...``: fetch upstream datasets for offline use."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from creval.errors import CrevalError
+
+data_app = typer.Typer(help="Fetch upstream datasets (needs the internet).", no_args_is_help=True)
+
+#: dataset name -> (function "module:attr" taking the destination folder, what it fetches)
+FETCHERS: dict[str, tuple[str, str]] = {
+    "neocoder": (
+        "creval.benchmarks.neocoder.fetch:fetch_neocoder",
+        "NeoCoder.json, human solutions, their techniques and test cases from GitHub JHU-CLSP/NeoCoder",
+    ),
+    "macgyver": (
+        "creval.benchmarks.openended.fetch:fetch_macgyver",
+        "problem_solution_pair.xlsx from GitHub allenai/MacGyver",
+    ),
+    "hypogen": (
+        "creval.benchmarks.openended.fetch:fetch_hypogen",
+        "HypoGen bit/flip records from the Hugging Face hub, as JSONL",
+    ),
+    "bookmia": (
+        "creval.benchmarks.openended.fetch:fetch_bookmia",
+        "BookMIA snippets (swj0419/BookMIA) from the Hugging Face hub, as JSONL",
+    ),
+}
+
+
+@data_app.command("list")
+def list_datasets() -> None:
+    """The datasets `creval data fetch` knows."""
+    for name, (_, what) in FETCHERS.items():
+        typer.echo(f"{name:10} {what}")
+
+
+@data_app.command("fetch")
+def fetch(
+    name: Annotated[str, typer.Argument(help=f"One of: {', '.join(FETCHERS)}.")],
+    dest: Annotated[Path | None, typer.Option(help="Folder to write to (default: data/NAME).")] = None,
+) -> None:
+    """Download an upstream dataset; pass the folder to `creval run` afterwards."""
+    if name not in FETCHERS:
+        raise CrevalError(f"Unknown dataset {name!r}; choose from {', '.join(FETCHERS)}.")
+    target, _ = FETCHERS[name]
+    module, attr = target.split(":")
+    fetcher = getattr(importlib.import_module(module), attr)
+    folder = dest or Path("data") / name
+    folder.mkdir(parents=True, exist_ok=True)
+    written = fetcher(folder)
+    typer.echo(f"{name}: wrote {written}")

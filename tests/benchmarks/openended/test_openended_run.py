@@ -1,0 +1,83 @@
+"""The open-ended benchmarks end to end: scoring records by hand, and a real offline run."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from creval.benchmarks.openended.scoring import score_openended
+from creval.runner.store import Record
+
+CREVAL = [sys.executable, "-m", "creval.cli"]
+
+
+def candidate(text: str, lp_sum: float, n: int) -> dict[str, object]:
+    return {"raw": text, "text": text, "finished": False, "valid": True,
+            "logprob_sum": lp_sum, "logprob_mean": lp_sum / n, "n_tokens": n}
+
+
+def test_scores_match_a_hand_calculation() -> None:
+    same = "Wedge the spoon under the lid and lever it up gently."
+    other = "Wrap a rubber band around the lid for grip, then twist."
+    step = {"step": 1, "greedy": None, "chosen": same,
+            "candidates": [candidate(same, -2.0, 2), candidate(same, -3.0, 3), candidate(other, -1.0, 4),
+                           {"raw": "DONE", "text": "", "finished": True, "valid": False}]}
+    verdict = {"verdicts": {"feasibility": True, "safety": False, "effectiveness": None},
+               "overall": 0.5, "parse_failures": [{"raw": "?"}],
+               "usage": {"problem_analyst": {"input_tokens": 10, "output_tokens": 5, "calls": 1}},
+               "total_usage": {"input_tokens": 10, "output_tokens": 5, "calls": 1}}
+    record = Record(key="macgyver-x", status="ok", unit={"id": "x"},
+                    output={"steps": [step], "solution_steps": [same], "solution": same,
+                            "stop_reason": "max_steps", "logprobs": "sampling",
+                            "verdicts": {"multiagent": verdict}})
+    options = SimpleNamespace(entailment="embedding:0.95", partition_mode="strict",
+                              diversity_embedder="minilm")
+    scores = score_openended([record], options, domain="macgyver")
+    # classes {same, same} and {other}: identical texts need no entailment call
+    h = scores["headline"]
+    assert h["clusters_per_step"] == 2
+    p0 = math.exp(-1.0) + math.exp(-1.0)  # means -1, -1 for the two copies of `same`
+    p1 = math.exp(-0.25)
+    q = [p0 / (p0 + p1), p1 / (p0 + p1)]
+    assert h["semantic_entropy"] == pytest.approx(-sum(x * math.log(x) for x in q))
+    r0, r1 = math.exp(-2.0) + math.exp(-3.0), math.exp(-1.0)
+    w = [r0 / (r0 + r1), r1 / (r0 + r1)]
+    assert h["semantic_entropy_probability_weighted"] == pytest.approx(-sum(x * math.log(x) for x in w))
+    assert h["semantic_entropy_discrete"] == pytest.approx(-(2 / 3) * math.log(2 / 3) - (1 / 3) * math.log(1 / 3))
+    assert h["multiagent_overall"] == 0.5 and h["multiagent_tokens"] == 15
+    (judges,) = [s for s in scores["sections"] if s["title"] == "Judges"]
+    assert judges["rows"][0]["feasibility"] == 1.0 and judges["rows"][0]["parse_failures"] == 1
+    assert scores["resources"]["entailment"]["approximate"] is True
+    (steps,) = [s for s in scores["sections"] if s["title"] == "Steps"]
+    assert steps["rows"][0]["finished_votes"] == 1 and steps["rows"][0]["valid"] == 3
+
+
+@pytest.mark.slow
+def test_macgyver_runs_offline_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "macgyver", "--model", "local", "--limit", "1", "--n", "3", "--max-steps", "2",
+            "--step-max-tokens", "40", "--max-tokens", "48", "--judges", "oneshot,multiagent",
+            "--out", str(out)]
+    done = subprocess.run([*CREVAL, *args], capture_output=True, text=True, timeout=1800,
+                          env=os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["units"]["finished"] == 1
+    h = scores["headline"]
+    assert h["multiagent_tokens"] > 0 and h["oneshot_tokens"] > 0
+    record = json.loads((out / "records.jsonl").read_text().splitlines()[0])
+    assert record["output"]["logprobs"] == "sampling"
+    sampled = [c for c in record["calls"] if c["role"] == "target" and c["request"]["n"] == 3]
+    assert sampled and all(c["request"]["top_p"] == 0.9 and c["request"]["logprobs"] for c in sampled)
+    assert any("APPROXIMATION" in note for note in scores["notes"])  # offline: labelled fallback
+    # the same command again is a no-op that re-uses the records
+    again = subprocess.run([*CREVAL, *args], capture_output=True, text=True, timeout=600,
+                           env=os.environ.copy())
+    assert again.returncode == 0 and "0 unit(s) run now" in again.stdout
