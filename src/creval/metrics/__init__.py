@@ -1,10 +1,15 @@
 """Pure metric functions over plain data: no I/O, no models.
 
+Functions named like their module (``neogauge``, ``partition``, ``semantic_entropy``) are
+imported from the module (``from creval.metrics.partition import partition``), so that the
+module names stay importable from this package.
+
 >>> from creval.metrics import mean_pairwise_cosine_distance
 >>> mean_pairwise_cosine_distance([[1.0, 0.0], [0.0, 1.0]])
 1.0
 """
 
+from creval.metrics.agreement import cohen_kappa, majority_accuracy, majority_vote, rank_agreement
 from creval.metrics.dat import (
     DATResult,
     DATSummary,
@@ -22,8 +27,32 @@ from creval.metrics.distance import (
     paired_cosine_distances,
     pairwise_cosine_distances,
 )
+from creval.metrics.diversity import (
+    distinct_n,
+    mean_pairwise_cosine_similarity,
+    self_bleu,
+    sentence_bleu,
+)
+from creval.metrics.neogauge import (
+    constraint_following_rate,
+    convergent_creativity,
+    cumulative_neogauge,
+    divergent_creativity,
+    human_convergent_creativity,
+    human_divergent_creativity,
+    neogauge_state,
+    pass_at_1,
+    pass_at_k,
+)
+from creval.metrics.partition import Partition
 from creval.metrics.rubric_agg import JCQ_TASKS, RUBRIC_CRITERIA, aggregate_rubric
-from creval.metrics.stats import Correlation, correlation_table, pearson, spearman
+from creval.metrics.semantic_entropy import (
+    aggregate_steps,
+    discrete_semantic_entropy,
+    rao_blackwell_entropy,
+    solution_semantic_entropy,
+)
+from creval.metrics.stats import Correlation, correlation_table, kendall, pearson, spearman
 
 __all__ = [
     "DATResult",
@@ -45,6 +74,31 @@ __all__ = [
     "Correlation",
     "aggregate_rubric",
     "correlation_table",
+    "kendall",
     "pearson",
     "spearman",
+    # Open-ended creativity (seed 001): clustering, semantic entropy, diversity, agreement.
+    "Partition",
+    "aggregate_steps",
+    "cohen_kappa",
+    "discrete_semantic_entropy",
+    "distinct_n",
+    "majority_accuracy",
+    "majority_vote",
+    "mean_pairwise_cosine_similarity",
+    "rank_agreement",
+    "rao_blackwell_entropy",
+    "self_bleu",
+    "sentence_bleu",
+    "solution_semantic_entropy",
+    # NeoCoder (seed 000).
+    "constraint_following_rate",
+    "convergent_creativity",
+    "cumulative_neogauge",
+    "divergent_creativity",
+    "human_convergent_creativity",
+    "human_divergent_creativity",
+    "neogauge_state",
+    "pass_at_1",
+    "pass_at_k",
 ]

@@ -23,6 +23,24 @@ from creval.runner.store import Record
 JUDGES = ("multiagent", "chateval", "oneshot", "cot", "fewshot")
 
 
+def parse_judges(text: str) -> list[str]:
+    """``"multiagent, chateval"`` -> ``["multiagent", "chateval"]``; ``"none"`` -> ``[]``.
+
+    >>> parse_judges("multiagent, cot")
+    ['multiagent', 'cot']
+    """
+    names = [j.strip() for j in text.split(",") if j.strip()]
+    if names == ["none"]:
+        return []
+    unknown = sorted(set(names) - set(JUDGES))
+    if unknown or not names:
+        raise CrevalError(
+            f"--judges: unknown judge(s) {', '.join(unknown) or '(empty)'}; choose from "
+            f"{', '.join(JUDGES)} or none."
+        )
+    return names
+
+
 class OpenEndedOptions(BenchmarkOptions):
     source: str | None = option(
         None, "Problems: a local file (JSONL; MacGyver also .xlsx/.csv), 'hf' for the Hugging "
@@ -81,16 +99,7 @@ class OpenEndedBenchmark(Benchmark):
         return load_problems(self.domain, options.source, subset=options.subset, limit=options.limit)
 
     def _judges(self, options: OpenEndedOptions) -> list[str]:
-        names = [j.strip() for j in options.judges.split(",") if j.strip()]
-        if names == ["none"]:
-            return []
-        unknown = sorted(set(names) - set(JUDGES))
-        if unknown or not names:
-            raise CrevalError(
-                f"--judges: unknown judge(s) {', '.join(unknown) or '(empty)'}; choose from "
-                f"{', '.join(JUDGES)} or none."
-            )
-        return names
+        return parse_judges(options.judges)
 
     def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
         assert isinstance(options, OpenEndedOptions)
