@@ -1,5 +1,6 @@
 # Two commands do all set-up on a fresh machine (see README):
-#   make demo   creates .venv, installs creval with everything, runs DAT and SAT on the offline default model
+#   make demo   creates .venv, installs creval with everything, runs DAT, SAT, NeoCoder and MacGyver
+#               on the offline default model
 #   make test   the same set-up, then ruff, mypy and the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -23,6 +24,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(VENV)/bin/creval run dat sat --model local --trials 30 --threads $(shell nproc) --out $(OUT)
+	$(VENV)/bin/creval run neocoder --model local --detector both --limit 2 --states 0-2 \
+		--max-tokens 300 --threads $(shell nproc) --out $(OUT)/neocoder
+	$(VENV)/bin/creval run macgyver --model local --limit 1 --n 5 --max-steps 3 --max-tokens 96 \
+		--judges multiagent --threads $(shell nproc) --out $(OUT)/macgyver
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
@@ -34,6 +39,11 @@ test: $(STAMP) lint
 bench: $(STAMP)
 	$(PY) bench/runner_throughput.py
 	$(PY) bench/rerun_speed.py
+	$(PY) bench/sandbox_overhead.py
+	$(PY) bench/local_logprobs.py
+	$(PY) bench/entailment_calls.py
+	$(PY) bench/judge_tokens.py --responder compliant
+	$(PY) bench/neocoder_judge.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

@@ -1,30 +1,45 @@
 """Tokens of the retrieval-based multi-agent judge as a fraction of the ChatEval baseline.
 
 Both judges evaluate the same MacGyver items (the offline starter set's problems with their
-reference solutions) with the same model, the same criteria (feasibility, safety,
-effectiveness) and the same generation settings (temperature 0, the same ``max_tokens``).
-Token counts are the backend's own (prompt and completion tokens). The paper reports the
+reference solutions) with the same criteria (feasibility, safety, effectiveness) and the same
+generation settings (temperature 0, the same ``max_tokens``). The paper reports the
 multi-agent judge at about 37% of ChatEval's tokens (GPT-4o, Table 17); goal here: <= 30%.
+
+Two responders answer the judges' prompts:
+
+* ``--responder model`` (default): a real model; token counts are the backend's own.
+* ``--responder compliant``: NOT A MODEL. A deterministic in-process stand-in that recognises
+  each judge prompt by its template text and answers in the expected format at realistic
+  lengths (a fraction ``--fill`` of each prompt's word limit; ChatEval turns of
+  ``--chateval-words`` words with the vote in the last round; confidence ``--confidence``).
+  Prompt and answer are counted with a real tokenizer (the SmolLM2 GGUF's, vocabulary only),
+  so the ratio reflects the protocols' structure, not one model's verbosity or obedience.
+  ``--sensitivity`` runs a small grid of such settings.
 
     .venv/bin/python bench/judge_tokens.py                       # local SmolLM2, 3 items
     .venv/bin/python bench/judge_tokens.py --model openai:gpt-4o-mini --items 10
+    .venv/bin/python bench/judge_tokens.py --responder compliant --sensitivity
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
+import random
+import re
 import sys
 import time
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from creval.judges.criteria import JudgeVerdict
+from creval.judges.criteria import JudgeVerdict, judge_prompt
 from creval.judges.debate import ChatEvalJudge
 from creval.judges.multiagent import MultiAgentJudge
-from creval.judges.usage import RoleUsage
-from creval.models.base import Completion, GenerateRequest
+from creval.judges.usage import GenerateFn, RoleUsage
+from creval.models.base import Completion, GenerateRequest, Usage
 
 #: Used only when the packaged starter set is missing.
 FALLBACK_ITEMS = [
@@ -62,14 +77,179 @@ def load_items(limit: int) -> list[dict[str, str]]:
     return items[:limit]
 
 
+# --- the compliant responder (a stand-in, not a model) ---------------------------------------
+
+#: Which prompt a request is, recognised by text that only that template contains.
+PROMPT_MARKERS = {
+    "judge_ma_problem_init": "your job now is to understand the problem",
+    "judge_ma_solution_init": "your job now is to understand the solution",
+    "judge_ma_criterion_init": "your job now is to pin down what that criterion demands",
+    "judge_ma_discussion": "Reply in exactly three labelled parts",
+    "judge_ma_confidence": "How certain are you that you can now reach",
+    "judge_ma_verdict": "Now act as the panel's judge",
+    "judge_debate_judge": "You are the presiding judge",
+    "judge_debate_turn": "It is your turn to speak",
+}
+FINAL_MARKER = "This is your last turn"  # judge_debate_final, inside a debate turn
+_LIMIT = re.compile(r"at most (\d+) words")
+_SPEAKER = re.compile(r"You are the (problem|solution|criterion) analyst")
+_NEXT = {"problem": "solution", "solution": "criterion", "criterion": "problem"}
+_JUDGING_WORDS = (
+    "the step works because it holds steady and the person can reach it without help "
+    "which means the result is likely safe enough but the length of the item is uncertain "
+    "so we assume a typical size and check whether the goal is fully met by the end"
+).split()
+
+
+def check_markers() -> None:
+    """Fail loudly when a packaged template no longer contains its marker."""
+    for name, marker in {**PROMPT_MARKERS, "judge_debate_final": FINAL_MARKER}.items():
+        if marker not in judge_prompt(name, {}):
+            raise SystemExit(f"compliant responder: marker {marker!r} not in prompt {name}; "
+                             "update PROMPT_MARKERS in bench/judge_tokens.py")
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """How long the compliant answers are."""
+
+    fill: float = 0.9  # share of a prompt's "at most N words" the analysts use
+    chateval_words: int = 150  # every ChatEval turn (the last adds a one-line vote)
+    confidence: float = 0.8  # every analyst's stated certainty (>= 0.5 stops after round 1)
+    verdict_words: int = 20
+
+
+class CompliantResponder:
+    """Answers every judge prompt in its expected format; counts tokens with a real tokenizer.
+
+    Text is deterministic filler drawn from the prompt's own words (seeded by the prompt), so
+    its tokens-per-word ratio is that of the item's English.
+    """
+
+    def __init__(self, lengths: Lengths, tokenizer_path: str | None = None) -> None:
+        from llama_cpp import Llama
+
+        from creval.models.local import default_model_path
+
+        check_markers()
+        path = tokenizer_path or str(default_model_path())
+        self._vocab = Llama(model_path=path, vocab_only=True, verbose=False)
+        self.lengths = lengths
+
+    def count(self, text: str, *, chat: bool) -> int:
+        if chat:  # a single user message in ChatML, no default system prompt
+            text = f"<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n"
+        return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=chat))
+
+    async def __call__(self, request: GenerateRequest) -> list[Completion]:
+        prompt = request.messages[-1].text
+        answer = self.answer(prompt)
+        usage = Usage(input_tokens=self.count(prompt, chat=True),
+                      output_tokens=self.count(answer, chat=False))
+        return [Completion(text=answer, finish_reason="stop", usage=usage)]
+
+    def answer(self, prompt: str) -> str:
+        kind = next((k for k, m in PROMPT_MARKERS.items() if m in prompt), None)
+        if kind is None:
+            raise SystemExit(f"compliant responder: unknown prompt:\n{prompt[:300]}")
+        rng = random.Random(hashlib.sha256(prompt.encode("utf-8")).digest())
+        pool = re.findall(r"[A-Za-z]+", prompt.split("Criteri")[0])[-150:] + _JUDGING_WORDS
+        limit = int(m.group(1)) if (m := _LIMIT.search(prompt)) else 0
+        words = max(1, round(limit * self.lengths.fill))
+
+        def prose(n: int) -> str:
+            return _prose(rng, pool, n)
+
+        ln = self.lengths
+        if kind.endswith("_init"):  # points of 30-60 words, up to the word budget
+            points, left = [], words
+            while left > 0:
+                size = min(left, rng.randint(30, 60))
+                points.append(f"[[POINT]] {prose(size)}")
+                left -= size
+            return "\n".join(points)
+        if kind == "judge_ma_discussion":
+            me = _SPEAKER.search(prompt)
+            asked = "Questions addressed to you:\nNone" not in prompt
+            answers = f"To the asker's question: {prose(words // 4)}" if asked else "None"
+            opinion = prose(words - (words // 4 if asked else 0) - 12)
+            to = _NEXT[me.group(1) if me else "problem"]
+            return (f"[[ANSWERS]] {answers}\n[[OPINION]] {opinion}\n"
+                    f"[[QUESTIONS]] To {to} analyst: {prose(11)[:-1]}?")
+        if kind == "judge_ma_confidence":
+            return f"{prose(words)[:-1]}, so [[{ln.confidence:.1f}]] ([YES])"
+        if kind == "judge_ma_verdict":
+            return f"[[YES]] {prose(ln.verdict_words)}"
+        if kind == "judge_debate_judge":
+            return f"{prose(45)}\n[[YES]] [[{ln.confidence:.1f}]]"
+        turn = prose(ln.chateval_words)
+        return f"{turn}\nVerdict: [[YES]]" if FINAL_MARKER in prompt else turn
+
+
+def _prose(rng: random.Random, pool: list[str], n: int) -> str:
+    """``n`` words from ``pool`` as sentences of 8-16 words."""
+    sentences, left = [], n
+    while left > 0:
+        size = min(left, rng.randint(8, 16))
+        words = [rng.choice(pool).lower() for _ in range(size)]
+        sentences.append(" ".join(words).capitalize() + ".")
+        left -= size
+    return " ".join(sentences)
+
+
+# --- running both judges ---------------------------------------------------------------------
+
 def summarise(v: JudgeVerdict) -> dict[str, Any]:
     return {"usage": v.total_usage.to_dict(), "verdicts": v.verdicts, "rounds": v.rounds,
             "parse_failures": v.n_parse_failures,
             "stages": {k: u.to_dict() for k, u in v.stage_usage.items()}}
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+def make_judges(generate: GenerateFn, args: argparse.Namespace, **multi_knobs: Any
+                ) -> tuple[MultiAgentJudge, ChatEvalJudge]:  # fmt: skip
     from creval.embed import get_embedder
+
+    knobs = {"k_discussion": args.k_discussion, "j_confidence": args.j_confidence,
+             "init_max_words": args.init_max_words} | multi_knobs  # fmt: skip
+    multi = MultiAgentJudge(generate, embedder=get_embedder("minilm"), temperature=0.0,
+                            verdict_temperature=0.0, max_tokens=args.max_tokens, **knobs)
+    return multi, ChatEvalJudge(generate, temperature=0.0, max_tokens=args.max_tokens)
+
+
+async def compare(multi: MultiAgentJudge, chateval: ChatEvalJudge,
+                  items: list[dict[str, str]], *, quiet: bool = False) -> dict[str, Any]:
+    """Run both judges on ``items``; totals, per-stage usage and the token fractions."""
+    rows = []
+    totals = {"multiagent": RoleUsage(), "chateval": RoleUsage()}
+    stages: dict[str, dict[str, RoleUsage]] = {"multiagent": {}, "chateval": {}}
+    for item in items:
+        row: dict[str, Any] = {"id": item["id"]}
+        for name, judge in (("multiagent", multi), ("chateval", chateval)):
+            start = time.perf_counter()
+            verdict = await judge.evaluate(item["problem"], item["solution"], domain="macgyver")
+            row[name] = summarise(verdict) | {"seconds": round(time.perf_counter() - start, 1)}
+            totals[name] = totals[name] + verdict.total_usage
+            for stage, u in verdict.stage_usage.items():
+                stages[name][stage] = stages[name].get(stage, RoleUsage()) + u
+        ma, ce = row["multiagent"]["usage"], row["chateval"]["usage"]
+        row["fraction"] = (ma["input_tokens"] + ma["output_tokens"]) / (
+            ce["input_tokens"] + ce["output_tokens"])
+        rows.append(row)
+        if not quiet:
+            print(f"{item['id']}: multi-agent {ma} vs chateval {ce} -> {row['fraction']:.3f}",
+                  flush=True)
+    ma_t, ce_t = totals["multiagent"], totals["chateval"]
+    return {
+        "items": len(rows), "rows": rows, "multiagent": ma_t.to_dict(),
+        "chateval": ce_t.to_dict(),
+        "stages": {j: {s: u.to_dict() for s, u in st.items()} for j, st in stages.items()},
+        "fraction_total": ma_t.total_tokens / ce_t.total_tokens,
+        "fraction_input": ma_t.input_tokens / ce_t.input_tokens,
+        "fraction_output": ma_t.output_tokens / ce_t.output_tokens,
+    }
+
+
+async def run_model(args: argparse.Namespace) -> dict[str, Any]:
     from creval.models import ModelOptions, get_model
 
     model = get_model(args.model, ModelOptions(n_ctx=args.n_ctx, base_url=args.base_url))
@@ -82,60 +262,119 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                   flush=True)
         return completions
 
-    multi = MultiAgentJudge(generate, embedder=get_embedder("minilm"), temperature=0.0,
-                            verdict_temperature=0.0, max_tokens=args.max_tokens)
-    chateval = ChatEvalJudge(generate, temperature=0.0, max_tokens=args.max_tokens)
-    rows = []
-    totals = {"multiagent": RoleUsage(), "chateval": RoleUsage()}
+    multi, chateval = make_judges(generate, args)
     try:
-        for item in load_items(args.items):
-            row: dict[str, Any] = {"id": item["id"]}
-            for name, judge in (("multiagent", multi), ("chateval", chateval)):
-                start = time.perf_counter()
-                verdict = await judge.evaluate(item["problem"], item["solution"],
-                                               domain="macgyver")
-                row[name] = summarise(verdict) | {"seconds": round(time.perf_counter() - start, 1)}
-                totals[name] = totals[name] + verdict.total_usage
-            ma, ce = row["multiagent"]["usage"], row["chateval"]["usage"]
-            row["fraction"] = (ma["input_tokens"] + ma["output_tokens"]) / (
-                ce["input_tokens"] + ce["output_tokens"])
-            rows.append(row)
-            print(f"{item['id']}: multi-agent {ma} vs chateval {ce} -> {row['fraction']:.3f}",
-                  flush=True)
+        result = await compare(multi, chateval, load_items(args.items or 3))
     finally:
         await model.aclose()
-    ma_t, ce_t = totals["multiagent"], totals["chateval"]
-    return {
-        "model": args.model, "items": len(rows), "max_tokens": args.max_tokens, "rows": rows,
-        "multiagent": ma_t.to_dict(), "chateval": ce_t.to_dict(),
-        "fraction_total": ma_t.total_tokens / ce_t.total_tokens,
-        "fraction_input": ma_t.input_tokens / ce_t.input_tokens,
-        "fraction_output": ma_t.output_tokens / ce_t.output_tokens,
-    }
+    return {"responder": "model", "model": args.model, "max_tokens": args.max_tokens} | result
+
+
+def lengths_from(args: argparse.Namespace) -> Lengths:
+    return Lengths(fill=args.fill, chateval_words=args.chateval_words,
+                   confidence=args.confidence)
+
+
+#: (label, changes to Lengths, changes to the multi-agent knobs) for ``--sensitivity``.
+SCENARIOS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    ("baseline", {}, {}),
+    ("ChatEval turns 80 words", {"chateval_words": 80}, {}),
+    ("ChatEval turns 250 words", {"chateval_words": 250}, {}),
+    ("ChatEval turns 360 words (~480 tokens, Table 17's 8,634/18)", {"chateval_words": 360}, {}),
+    ("no early stop (confidence 0.3: both rounds)", {"confidence": 0.3}, {}),
+    ("no early stop + ChatEval 360 words", {"confidence": 0.3, "chateval_words": 360}, {}),
+    ("upstream code's k=4, j=5", {}, {"k_discussion": 4, "j_confidence": 5}),
+    ("init limit 150 words (paper: every answer <= 150)", {}, {"init_max_words": 150}),
+    ("analysts use 60% of their word limits", {"fill": 0.6}, {}),
+]
+
+
+async def run_compliant(args: argparse.Namespace) -> dict[str, Any]:
+    items = load_items(args.items or 5)
+    base = lengths_from(args)
+    responder = CompliantResponder(base, args.tokenizer)
+    scenarios = SCENARIOS if args.sensitivity else SCENARIOS[:1]
+    results = []
+    for label, length_changes, knobs in scenarios:
+        responder.lengths = Lengths(**(vars(base) | length_changes))
+        multi, chateval = make_judges(responder, args, **knobs)
+        result = await compare(multi, chateval, items, quiet=args.sensitivity)
+        results.append({"scenario": label, "lengths": vars(responder.lengths),
+                        "multiagent_knobs": knobs} | result)
+        if args.sensitivity:
+            print(f"{label}: {result['fraction_total']:.3f}", flush=True)
+    return {"responder": "compliant", "max_tokens": args.max_tokens, "scenarios": results}
+
+
+# --- reporting -------------------------------------------------------------------------------
+
+def print_result(result: dict[str, Any], title: str) -> None:
+    n = result["items"]
+    print(f"\n{title}")
+    for name in ("multiagent", "chateval"):
+        u = result[name]
+        print(f"{name:>10}: {u['input_tokens'] / n:9.0f} input + {u['output_tokens'] / n:7.0f} "
+              f"output tokens per item, {u['calls'] / n:.1f} calls per item")
+        for stage, s in result["stages"][name].items():
+            print(f"{'':>12}{stage:>11}: {s['input_tokens'] / n:8.0f} in {s['output_tokens'] / n:7.0f}"
+                  f" out {s['calls'] / n:5.1f} calls")
+    print(f"multi-agent / ChatEval: total {result['fraction_total']:.3f}, input "
+          f"{result['fraction_input']:.3f}, output {result['fraction_output']:.3f} "
+          "(paper ~0.37; goal <= 0.30)")
+
+
+def print_sensitivity(scenarios: list[dict[str, Any]]) -> None:
+    print("\n| scenario | multi-agent in / out / calls | ChatEval in / out / calls | "
+          "fraction (total) |\n| --- | --- | --- | --- |")
+    for s in scenarios:
+        n = s["items"]
+        ma, ce = s["multiagent"], s["chateval"]
+        print(f"| {s['scenario']} | {ma['input_tokens'] / n:,.0f} / {ma['output_tokens'] / n:,.0f}"
+              f" / {ma['calls'] / n:.0f} | {ce['input_tokens'] / n:,.0f} / "
+              f"{ce['output_tokens'] / n:,.0f} / {ce['calls'] / n:.0f} | "
+              f"**{s['fraction_total']:.3f}** |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--responder", choices=("model", "compliant"), default="model",
+                        help="a real model, or the deterministic format-compliant stand-in")
     parser.add_argument("--model", default="local", help="model spec (default: local SmolLM2)")
     parser.add_argument("--base-url", default=None)
-    parser.add_argument("--items", type=int, default=3)
+    parser.add_argument("--items", type=int, default=None,
+                        help="how many items (default: 3 with a model, 5 compliant)")
     parser.add_argument("--max-tokens", type=int, default=512, help="ChatEval's setting")
     parser.add_argument("--n-ctx", type=int, default=8192,
                         help="context window for local models (ChatEval's history grows)")
+    parser.add_argument("--k-discussion", type=int, default=5)
+    parser.add_argument("--j-confidence", type=int, default=4)
+    parser.add_argument("--init-max-words", type=int, default=300)
+    compliant = parser.add_argument_group("compliant responder")
+    compliant.add_argument("--fill", type=float, default=0.9,
+                           help="share of each prompt's word limit an analyst uses")
+    compliant.add_argument("--chateval-words", type=int, default=150,
+                           help="words per ChatEval turn")
+    compliant.add_argument("--confidence", type=float, default=0.8,
+                           help="every analyst's certainty (>= 0.5: stop after round 1)")
+    compliant.add_argument("--tokenizer", default=None,
+                           help="GGUF whose vocabulary counts tokens (default: SmolLM2's)")
+    compliant.add_argument("--sensitivity", action="store_true",
+                           help="run the grid of answer lengths and judge knobs")
     parser.add_argument("--json", default=None, help="also write the full results here")
     parser.add_argument("--verbose", action="store_true", help="print every call's tokens")
     args = parser.parse_args()
-    result = asyncio.run(main_async(args))
-    n = result["items"]
-    print(f"\n{n} MacGyver items, model {args.model}, max_tokens {args.max_tokens}")
-    for name in ("multiagent", "chateval"):
-        u = result[name]
-        print(f"{name:>10}: {u['input_tokens'] / n:9.0f} input + {u['output_tokens'] / n:7.0f} "
-              f"output tokens per item, {u['calls'] / n:.1f} calls per item")
-    print(f"multi-agent / ChatEval: total {result['fraction_total']:.3f}, input "
-          f"{result['fraction_input']:.3f}, output {result['fraction_output']:.3f} "
-          "(paper ~0.37; goal <= 0.30)")
+    if args.responder == "compliant":
+        result = asyncio.run(run_compliant(args))
+        for s in result["scenarios"]:
+            print_result(s, f"[compliant stand-in] {s['scenario']}: {s['items']} MacGyver "
+                            f"items, lengths {s['lengths']}, knobs {s['multiagent_knobs']}")
+        if args.sensitivity:
+            print_sensitivity(result["scenarios"])
+    else:
+        result = asyncio.run(run_model(args))
+        print_result(result, f"{result['items']} MacGyver items, model {args.model}, "
+                             f"max_tokens {args.max_tokens}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(result, f, indent=2)

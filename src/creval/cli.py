@@ -28,11 +28,14 @@ def _console(stderr: bool = False) -> Any:
 
 def _register_subcommands() -> None:
     from creval.cli_data import data_app
+    from creval.cli_novelty import novelty
+    from creval.cli_sandbox import sandbox_app
     from creval.cli_score import score_app
 
     app.add_typer(score_app, name="score")
     app.add_typer(data_app, name="data")
-    app.add_typer(__import__("creval.cli_sandbox").cli_sandbox.sandbox_app, name="sandbox")
+    app.add_typer(sandbox_app, name="sandbox")
+    app.command("novelty")(novelty)
 
 
 def _slug(text: str) -> str:

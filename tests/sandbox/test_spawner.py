@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -20,8 +21,9 @@ from .helpers import SMALL, alive, children, descendants, runs_program
 
 
 @pytest.fixture(autouse=True)
-def fresh_spawner() -> Iterator[None]:
-    """Each test starts with no spawner and leaves none behind."""
+def fresh_spawner(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts with the spawner enabled but not running, and leaves none behind."""
+    monkeypatch.delenv(spawner.DISABLE_ENV, raising=False)
     spawner.shutdown()
     yield
     spawner.shutdown()
@@ -88,9 +90,12 @@ def test_creval_dying_kills_the_spawner_and_the_sandbox(level: dict[str, str]) -
         print(spawner_pid(), flush=True)
         time.sleep(120)
     """)
-    creval = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    env = {k: v for k, v in os.environ.items() if k != spawner.DISABLE_ENV}
+    creval = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                              env=env)
     try:
         assert creval.stdout is not None
+        assert select.select([creval.stdout], [], [], 60)[0], "the helper never started a run"
         pid = int(creval.stdout.readline())
         assert wait_until(lambda: any(runs_program(p) for p in descendants(pid)), 10)
         doomed = [pid, *descendants(pid)]  # the spawner, the launcher, (init,) the program

@@ -1,5 +1,11 @@
-"""Reading judge-model verdicts: pure parsing, no model calls."""
+"""LLM judges: rubric parsing (JCQ/TTCT), the convergent judges of seed 001 and the pairwise
+novelty judge. Each judge is a dataclass with one async ``evaluate``; model calls go through
+a ``generate`` callable (cached, counted and resumable inside a run)."""
 
+from creval.judges.criteria import DOMAIN_CRITERIA, JudgeCriterion, JudgeVerdict, criteria_for
+from creval.judges.debate import ChatEvalJudge
+from creval.judges.multiagent import MultiAgentJudge
+from creval.judges.novelty import PairwiseNoveltyJudge
 from creval.judges.rubric import (
     TTCT_CRITERIA_EN,
     TTCT_CRITERIA_JA,
@@ -8,12 +14,23 @@ from creval.judges.rubric import (
     parse_rubric,
     upstream_jcq_parse,
 )
+from creval.judges.single import SingleAgentJudge
+from creval.judges.usage import RoleUsage
 
 __all__ = [
+    "DOMAIN_CRITERIA",
     "TTCT_CRITERIA_EN",
     "TTCT_CRITERIA_JA",
+    "ChatEvalJudge",
     "Criterion",
+    "JudgeCriterion",
+    "JudgeVerdict",
+    "MultiAgentJudge",
+    "PairwiseNoveltyJudge",
+    "RoleUsage",
     "RubricParse",
+    "SingleAgentJudge",
+    "criteria_for",
     "parse_rubric",
     "upstream_jcq_parse",
 ]

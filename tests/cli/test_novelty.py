@@ -1,0 +1,67 @@
+"""`creval novelty`: ranking the final solutions of several runs against a judge server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from _servers import ChatServer
+
+from creval.runner.store import Record, RunStore
+
+
+def make_run(path: Path, solutions: dict[str, list[str]], entropy: dict[str, float]) -> Path:
+    store = RunStore(path)
+    store.write_manifest({"benchmark": "macgyver", "model_spec": "x"})
+    for pid, steps in solutions.items():
+        store.append(Record(key=f"macgyver-{pid}", status="ok",
+                            unit={"id": pid, "fields": {"problem": f"Problem {pid}"}},
+                            output={"solution_steps": steps}))
+    store.write_scores({"table": [{"id": pid, "se_length_normalised": v} for pid, v in entropy.items()]})
+    store.close()
+    return path
+
+
+def prefer_longer(body: dict[str, Any]) -> tuple[int, str]:
+    """A judge that calls the longer solution more novel (position cannot matter)."""
+    text = body["messages"][-1]["content"]
+    label_1, label_2 = re.findall(r"Reply with only (\S+) or (\S+),", text)[0]
+    sols = re.findall(r"Solution: (.*?)\n\n|Solution: (.*)$", text, flags=re.S)
+    first, second = (a or b for a, b in sols[:2])
+    return 200, label_1 if len(first) > len(second) else label_2
+
+
+def test_novelty_ranks_runs_and_correlates_with_entropy(tmp_path: Path) -> None:
+    short = make_run(tmp_path / "short", {"p1": ["a"], "p2": ["b"], "p3": ["c"]},
+                     {"p1": 0.1, "p2": 0.2, "p3": 0.1})
+    long = make_run(tmp_path / "long", {"p1": ["a much longer step", "and another"], "p2": ["bb bb bb"],
+                                        "p3": ["a longer one"]}, {"p1": 1.0, "p2": 0.9, "p3": 1.1})
+    server = ChatServer(reply=prefer_longer)
+    try:
+        out = tmp_path / "novelty.json"
+        done = subprocess.run(
+            [sys.executable, "-m", "creval.cli", "novelty", str(short), str(long), "--judge",
+             "openai:judge", "--base-url", server.url, "--out", str(out)],
+            capture_output=True, text=True, timeout=120, env={**os.environ, "OPENAI_API_KEY": "x"},
+        )
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    ranks = {row["run"]: row["mean_rank"] for row in result["runs"]}
+    assert ranks[str(long)] == 1.0 and ranks[str(short)] == 2.0
+    assert all(p["model_calls"] == 2 for p in result["per_problem"])  # one pair, both orders
+    assert result["spearman_entropy_novelty"] > 0.8
+    assert server.seen == 6
+
+
+def test_novelty_refuses_a_single_run(tmp_path: Path) -> None:
+    run = make_run(tmp_path / "one", {"p1": ["a"]}, {"p1": 0.1})
+    done = subprocess.run([sys.executable, "-m", "creval.cli", "novelty", str(run)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "at least two" in done.stderr
