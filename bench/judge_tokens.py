@@ -31,6 +31,7 @@ import random
 import re
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -94,11 +95,12 @@ FINAL_MARKER = "This is your last turn"  # judge_debate_final, inside a debate t
 _LIMIT = re.compile(r"at most (\d+) words")
 _SPEAKER = re.compile(r"You are the (problem|solution|criterion) analyst")
 _NEXT = {"problem": "solution", "solution": "criterion", "criterion": "problem"}
-_JUDGING_WORDS = (
+_JUDGING_TEXT = (
     "the step works because it holds steady and the person can reach it without help "
     "which means the result is likely safe enough but the length of the item is uncertain "
     "so we assume a typical size and check whether the goal is fully met by the end"
-).split()
+)
+_JUDGING_WORDS = _JUDGING_TEXT.split()
 
 
 def check_markers() -> None:
@@ -142,7 +144,7 @@ class CompliantResponder:
         return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=chat))
 
     async def __call__(self, request: GenerateRequest) -> list[Completion]:
-        prompt = request.messages[-1].text
+        prompt = request.messages[-1].text()
         answer = self.answer(prompt)
         usage = Usage(input_tokens=self.count(prompt, chat=True),
                       output_tokens=self.count(answer, chat=False))
@@ -205,13 +207,39 @@ def summarise(v: JudgeVerdict) -> dict[str, Any]:
             "stages": {k: u.to_dict() for k, u in v.stage_usage.items()}}
 
 
+class CachedEmbedder:
+    """The packaged ``minilm`` embedder with a per-text cache (compliant texts repeat across
+    scenarios; vectors are identical, only the time is saved)."""
+
+    def __init__(self) -> None:
+        from creval.embed import get_embedder
+
+        self._inner = get_embedder("minilm")
+        self.spec = self._inner.spec
+        self._cache: dict[str, Any] = {}
+
+    def identity(self) -> dict[str, Any]:
+        return self._inner.identity()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            self._cache.update(zip(missing, self._inner.embed(missing), strict=True))
+        return np.stack([self._cache[t] for t in texts]) if texts else self._inner.embed([])
+
+
+_EMBEDDER: list[CachedEmbedder] = []
+
+
 def make_judges(generate: GenerateFn, args: argparse.Namespace, **multi_knobs: Any
                 ) -> tuple[MultiAgentJudge, ChatEvalJudge]:  # fmt: skip
-    from creval.embed import get_embedder
-
+    if not _EMBEDDER:
+        _EMBEDDER.append(CachedEmbedder())
     knobs = {"k_discussion": args.k_discussion, "j_confidence": args.j_confidence,
              "init_max_words": args.init_max_words} | multi_knobs  # fmt: skip
-    multi = MultiAgentJudge(generate, embedder=get_embedder("minilm"), temperature=0.0,
+    multi = MultiAgentJudge(generate, embedder=_EMBEDDER[0], temperature=0.0,
                             verdict_temperature=0.0, max_tokens=args.max_tokens, **knobs)
     return multi, ChatEvalJudge(generate, temperature=0.0, max_tokens=args.max_tokens)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from collections.abc import Callable
 
 from creval.sandbox import Job, Verdict, run, run_many
 from creval.sandbox.isolation import probe
-from creval.sandbox.spawner import DISABLE_ENV
+from creval.sandbox.spawner import DISABLE_ENV, spawner_pid
 
 PROGRAM = "print(input())"
 STDIN = "hello\n"
@@ -52,6 +53,31 @@ def per_second(action: Callable[[], None], count: int) -> float:
     for _ in range(count):
         action()
     return count / (time.perf_counter() - start)
+
+
+def cpu_ms_per_execution(action: Callable[[], None], count: int, spawned: bool) -> float:
+    """CPU time (user + system) of the processes one execution starts, in ms.
+
+    Bare: this process's reaped children. Sandbox: the spawner and every process it reaped
+    (launchers, which waited for the sandbox's init and program). Not counted: kernel work
+    done outside these processes (e.g. network namespaces freed by a kernel worker).
+    """
+    def used() -> float:
+        if not spawned:
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return usage.ru_utime + usage.ru_stime
+        pid = spawner_pid()
+        assert pid is not None
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+    action()  # the spawner runs before the first reading
+    before = used()
+    for _ in range(count):
+        action()
+    time.sleep(0.5)  # the last launchers finish tearing down and are reaped
+    return (used() - before) / count * 1000
 
 
 def main() -> None:
@@ -86,6 +112,12 @@ def main() -> None:
     for name, values in rates.items():
         rate = statistics.median(values)
         print(f"| {name} | {rate:.1f} | {1000 / rate:.1f} | {reference / rate:.2f}x |")
+
+    print("\nCPU per execution (all processes it starts; load-independent):")
+    for name, action in sides.items():
+        if name.startswith("bare") or ", spawner" in name:
+            spent = cpu_ms_per_execution(action, args.executions * 2, not name.startswith("bare"))
+            print(f"- {name}: {spent:.1f} ms")
 
     jobs = [Job(PROGRAM, stdin=STDIN)] * args.many
     start = time.perf_counter()

@@ -5,19 +5,17 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-import zlib
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from creval.errors import CrevalError
 from creval.judges.criteria import DOMAIN_CRITERIA
 from creval.judges.multiagent import MultiAgentJudge
 from creval.models.base import Completion, GenerateRequest, Usage
+from judges.hash_embedder import HashEmbedder
 
 PROBLEM = ("A kite is stuck 5 m up in a tree. You have a 2 m broom, a 10 m garden hose, "
            "duct tape and a bucket. How do you get the kite down?")
@@ -27,22 +25,6 @@ SOLUTION = "Step 1: Tape the broom to a long branch. Step 2: Push the kite off t
 def tokens(text: str) -> int:
     """About four characters per token, like BPE tokenisers on English."""
     return max(1, math.ceil(len(text) / 4))
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words embedder: each word hashed into one of 64 dimensions."""
-
-    spec = "hash64"
-
-    def identity(self) -> dict[str, Any]:
-        return {"spec": self.spec}
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), 64), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z]+", text.lower()):
-                out[row, zlib.crc32(word.encode()) % 64] += 1.0
-        return out
 
 
 class ScriptedModel:

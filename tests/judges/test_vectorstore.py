@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,22 +10,7 @@ import pytest
 
 from creval.errors import CrevalError
 from creval.judges.vectorstore import NumpyVectorStore, make_store, split_fragments
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words embedder (64 hashed dimensions)."""
-
-    spec = "hash64"
-
-    def identity(self) -> dict[str, Any]:
-        return {"spec": self.spec}
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), 64), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z]+", text.lower()):
-                out[row, zlib.crc32(word.encode()) % 64] += 1.0
-        return out
+from judges.hash_embedder import HashEmbedder
 
 
 class AxisEmbedder:
