@@ -305,15 +305,18 @@ def lengths_from(args: argparse.Namespace) -> Lengths:
 
 #: (label, changes to Lengths, changes to the multi-agent knobs) for ``--sensitivity``.
 SCENARIOS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
-    ("baseline", {}, {}),
-    ("ChatEval turns 80 words", {"chateval_words": 80}, {}),
-    ("ChatEval turns 250 words", {"chateval_words": 250}, {}),
-    ("ChatEval turns 360 words (~480 tokens, Table 17's 8,634/18)", {"chateval_words": 360}, {}),
+    ("baseline (ChatEval 150 words/turn, early stop)", {}, {}),
+    ("ChatEval 80 words/turn", {"chateval_words": 80}, {}),
+    ("ChatEval 250 words/turn", {"chateval_words": 250}, {}),
+    ("ChatEval 430 words/turn (~480 tokens = Table 17's 8,634 / 18)",
+     {"chateval_words": 430}, {}),
     ("no early stop (confidence 0.3: both rounds)", {"confidence": 0.3}, {}),
-    ("no early stop + ChatEval 360 words", {"confidence": 0.3, "chateval_words": 360}, {}),
+    ("no early stop, ChatEval 430 words/turn", {"confidence": 0.3, "chateval_words": 430}, {}),
     ("upstream code's k=4, j=5", {}, {"k_discussion": 4, "j_confidence": 5}),
-    ("init limit 150 words (paper: every answer <= 150)", {}, {"init_max_words": 150}),
+    ("init limit 150 words (paper: answers <= 150)", {}, {"init_max_words": 150}),
     ("analysts use 60% of their word limits", {"fill": 0.6}, {}),
+    ("init limit 150 words, ChatEval 430 words/turn", {"chateval_words": 430},
+     {"init_max_words": 150}),
 ]
 
 

@@ -121,7 +121,7 @@ class MultiAgentJudge:
     l_verdict: int = 8
     max_rounds: int = 2
     threshold: float = 0.5
-    init_max_words: int = 300
+    init_max_words: int = 150  # the paper: every answer at most 150 words
     discussion_max_words: int = 150
     fragment_max_words: int = 80
     temperature: float = 1.0
