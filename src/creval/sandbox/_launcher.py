@@ -11,7 +11,11 @@ start-up time is paid on every execution of the per-run path. Steps:
 2. Fork. The child (pid 1 of the new pid namespace) builds a minimal read-only root on a
    tmpfs (``/usr``, the interpreter's prefix, a few ``/dev`` nodes, a fresh ``/proc``, a
    size-capped writable ``/scratch`` and ``/tmp``), pivots into it, drops to an
-   unprivileged uid, sets the resource limits and execs the interpreter.
+   unprivileged uid, sets the resource limits and execs the interpreter. As root under the
+   spawner, step 1 starts instead from a copy of the spawner's template mount namespace,
+   whose root already is that read-only view, and the child only mounts its own writable
+   tmpfs (on ``/.rw``, mode 700, bound at ``/scratch``, ``/tmp``, ``/dev/shm``), the
+   program and ``/proc``: no per-run binds, pivot_root or umount.
 3. The parent waits for the child, the wall-clock deadline or SIGTERM (a kill request),
    kills whatever is left and writes ``key=value`` lines to STATUS_FD. In a pid namespace
    the sandbox's init writes the program's outcome itself as soon as the program is done.
@@ -70,6 +74,9 @@ class Libc:
         result = self.lib.mount(enc[0], enc[1], enc[2], self.ctypes.c_ulong(flags), enc[3])
         self.check(result, f"mount {source} on {target}")
 
+    def setns(self, fd: int, kind: int) -> None:
+        self.check(self.lib.setns(fd, kind), "setns")
+
     def umount(self, target: str) -> None:
         self.check(self.lib.umount2(target.encode(), MNT_DETACH), f"umount {target}")
 
@@ -116,20 +123,70 @@ def mirror(libc: Libc, root: str, path: str) -> None:
     ro_bind(libc, path, target)
 
 
-def build_root(libc: Libc, cfg: dict[str, str], uid: int, gid: int) -> None:
-    """Pivot into a fresh tmpfs root that shows only the system and the interpreter."""
-    binds = [p for p in ("/usr", "/etc", *cfg["binds"].split(":")) if p]
-    spare = [d for d in ("/mnt", "/run", "/media", "/srv", "/opt", "/tmp") if os.path.isdir(d)
-             and not any((b + "/").startswith(d + "/") for b in binds)]  # usable mount points
-    root = spare[0]
-    libc.mount(None, "/", None, MS_REC | MS_PRIVATE)
+SYSTEM = ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc/ld.so.cache", "/etc/localtime")
+RW = "/.rw"  # in a template root: where a run's writable tmpfs is mounted (mode 700, root's)
+
+
+def spare_dirs(binds: list[str]) -> list[str]:
+    """Host directories usable as temporary mount points (none holds a bind source)."""
+    return [d for d in ("/mnt", "/run", "/media", "/srv", "/opt", "/tmp") if os.path.isdir(d)
+            and not any((b + "/").startswith(d + "/") for b in binds)]
+
+
+def system_view(libc: Libc, root: str, binds: str) -> None:
+    """Mount a tmpfs at ``root`` showing the system, the interpreter and a few ``/dev`` nodes."""
     libc.mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755")
-    for path in ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc/ld.so.cache", "/etc/localtime",
-                 *cfg["binds"].split(":")):
+    for path in (*SYSTEM, *binds.split(":")):
         if path and not os.path.exists(root + path):
             mirror(libc, root, path)
     for dev in ("null", "zero", "random", "urandom"):
         mirror(libc, root, "/dev/" + dev)
+
+
+def build_template(libc: Libc, binds: str) -> None:
+    """In a fresh mount namespace, pivot into the read-only system view with empty mount points.
+
+    The spawner keeps this namespace (root only) and each run starts from a copy of it, so
+    a run only mounts its own writable tmpfs and ``/proc`` (see :func:`fill_template`).
+    """
+    libc.unshare(CLONE_NEWNS)
+    libc.mount(None, "/", None, MS_REC | MS_PRIVATE)
+    root = spare_dirs(["/usr", "/etc", *binds.split(":")])[0]
+    system_view(libc, root, binds)
+    for inside in ("/scratch", "/tmp", "/dev/shm", "/proc", "/.sandbox", RW):
+        os.makedirs(root + inside, exist_ok=True)
+    libc.mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    libc.pivot_root(root)
+
+
+def fill_template(libc: Libc, cfg: dict[str, str], uid: int, gid: int) -> None:
+    """In this run's copy of the template: its own writable tmpfs, ``/proc`` and the program."""
+    libc.mount(None, "/", None, MS_REC | MS_PRIVATE)
+    size = f"size={cfg['scratch_bytes']},nr_inodes=16384,mode=700"
+    libc.mount("tmpfs", RW, "tmpfs", MS_NOSUID | MS_NODEV, size)
+    for name, inside in (("scratch", "/scratch"), ("tmp", "/tmp"), ("shm", "/dev/shm")):
+        os.mkdir(f"{RW}/{name}", 0o700)
+        os.chown(f"{RW}/{name}", uid, gid)
+        libc.mount(f"{RW}/{name}", inside, None, MS_BIND)
+    os.mkdir(RW + "/sandbox")
+    os.chmod(RW + "/sandbox", 0o755)
+    with open(RW + "/sandbox/main.py", "wb") as dst:
+        dst.write(read_all(int(cfg["program_fd"])))
+    os.chmod(RW + "/sandbox/main.py", 0o644)
+    libc.mount(RW + "/sandbox", "/.sandbox", None, MS_BIND)
+    libc.mount(None, "/.sandbox", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    libc.mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def build_root(libc: Libc, cfg: dict[str, str], uid: int, gid: int) -> None:
+    """Pivot into a fresh tmpfs root that shows only the system and the interpreter."""
+    if cfg.get("template") == "1":
+        fill_template(libc, cfg, uid, gid)
+        return
+    spare = spare_dirs(["/usr", "/etc", *cfg["binds"].split(":")])
+    root = spare[0]
+    libc.mount(None, "/", None, MS_REC | MS_PRIVATE)
+    system_view(libc, root, cfg["binds"])
     # the writable tmpfs goes on a spare directory of the old root, which pivot_root's one
     # umount detaches with the rest (each umount waits for an RCU grace period: milliseconds)
     rw = spare[1] if len(spare) > 1 else root + "/.rw"
@@ -196,13 +253,19 @@ def enter_sandbox(cfg: dict[str, str], libc: Libc, uid: int, gid: int) -> tuple[
     return scratch, main
 
 
-def exec_program(cfg: dict[str, str], scratch: str, main: str) -> None:
+def program_command(cfg: dict[str, str], scratch: str, main: str) -> tuple[list[str], dict[str, str]]:
+    """Set this process's resource limits; the program's argv and environment."""
     extra = 1 if cfg["mode"] == "namespace" else 0  # the sandbox's init shares the uid
     set_limits(cfg, extra)
     env = {"PATH": ENV_PATH, "HOME": scratch, "TMPDIR": "/tmp" if extra else scratch,
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    return [cfg["python"], "-I", "-S", "-B", "-c", BOOT, main], env
+
+
+def exec_program(cfg: dict[str, str], scratch: str, main: str) -> None:
+    argv, env = program_command(cfg, scratch, main)
     _signal.pthread_sigmask(_signal.SIG_SETMASK, [])
-    os.execve(cfg["python"], [cfg["python"], "-I", "-S", "-B", "-c", BOOT, main], env)
+    os.execve(cfg["python"], argv, env)
 
 
 def start_child(cfg: dict[str, str], libc: Libc, uid: int, gid: int, errpipe: int,
@@ -232,9 +295,9 @@ def init(cfg: dict[str, str], scratch: str, main: str, errpipe: int, status_fd: 
     The program is not pid 1 so that signals (SIGXCPU, its own kill()) act normally; when
     this process exits, the kernel kills everything left in the namespace.
     """
-    pid = os.fork()
-    if pid == 0:
-        start_program(cfg, scratch, main, errpipe)
+    # the limits bind this init too (it needs little); posix_spawn (a vfork) copies no memory
+    argv, env = program_command(cfg, scratch, main)
+    pid = os.posix_spawn(cfg["python"], argv, env, setsigmask=())
     os.close(errpipe)
     wall = float(cfg["wall"])
     started = time.monotonic()
@@ -242,15 +305,6 @@ def init(cfg: dict[str, str], scratch: str, main: str, errpipe: int, status_fd: 
     report = outcome(reason, status, usage, time.monotonic() - started) + END
     os.write(status_fd, report.encode())
     os._exit(0)
-
-
-def start_program(cfg: dict[str, str], scratch: str, main: str, errpipe: int) -> None:
-    try:
-        exec_program(cfg, scratch, main)
-    except BaseException as exc:  # noqa: BLE001
-        os.write(errpipe, f"{type(exc).__name__}: {exc}".encode()[:2000])
-    finally:
-        os._exit(127)
 
 
 def unshare_namespaces(libc: Libc, cfg: dict[str, str]) -> None:
@@ -264,6 +318,11 @@ def unshare_namespaces(libc: Libc, cfg: dict[str, str]) -> None:
                            ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as handle:
                 handle.write(text)
+    elif "template_fd" in cfg:  # root, in the spawner: start from its read-only root view
+        template = int(cfg.pop("template_fd"))
+        libc.setns(template, CLONE_NEWNS)
+        os.close(template)
+        cfg["template"] = "1"
     libc.unshare(flags)
 
 

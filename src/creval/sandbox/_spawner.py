@@ -10,7 +10,10 @@ exactly what a per-run ``_launcher.py`` does (namespaces, mounts, uid drop, limi
 the program's interpreter, supervision, report), then replies ``ok`` with a pidfd of that
 child, through which creval asks for kills. The spawner itself never runs program code and
 never waits on a program: it only forks, replies and reaps its children (through their
-pidfds), so it serves concurrent requests.
+pidfds), so it serves concurrent requests. As root, on the first namespace-mode request per
+interpreter it has a short-lived child build a template mount namespace (the read-only
+root view, ``build_template``) and keeps an fd of it; each such request's child enters a
+private copy of it instead of building the view itself.
 
 Lifetime: the spawner exits when the control socket reaches EOF (every copy of creval's end
 is closed, i.e. creval exited or died) or when it is re-parented (creval died); each child
@@ -57,12 +60,12 @@ def receive(control: socket.socket) -> tuple[bytes, list[int], bool]:
 
 
 def child(launcher: ModuleType, libc: object, header: bytes, fds: list[int], spawner: int,
-          closing: list[int]) -> int:
+          closing: list[int], template: int) -> int:
     """In the forked child: die with the spawner, wire the fds, run the launcher."""
     libc.prctl(launcher.PR_SET_PDEATHSIG, 9)  # type: ignore[attr-defined]
     if os.getppid() != spawner:  # the spawner died before the line above
         return 1
-    for fd in closing:  # the control socket, the reply socket, the other children's pidfds
+    for fd in closing:  # the control socket, the reply socket, other children's pidfds, templates
         os.close(fd)
     _, stdin, stdout, stderr, status, program = fds
     for source, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
@@ -70,19 +73,69 @@ def child(launcher: ModuleType, libc: object, header: bytes, fds: list[int], spa
         os.close(source)
     cfg = launcher.parse(header.decode().split("\0"))
     cfg["program_fd"] = str(program)
+    if template >= 0:
+        cfg["template_fd"] = str(template)
     return int(launcher.launch(status, cfg, libc))
 
 
+def make_template(launcher: ModuleType, libc: object, binds: str) -> int:
+    """A mount namespace (as an fd) whose root is the sandbox's read-only view; root only.
+
+    A short-lived child builds it (``build_template``) and waits until the fd is open.
+    """
+    ready_r, ready_w = os.pipe()
+    hold_r, hold_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(ready_r)
+            os.close(hold_w)
+            launcher.build_template(libc, binds)
+            os.write(ready_w, b"k")
+            os.read(hold_r, 1)  # EOF once the spawner holds the namespace
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(ready_w)
+    os.close(hold_r)
+    try:
+        if os.read(ready_r, 1) != b"k":
+            raise OSError("the template mount namespace could not be built")
+        return os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.close(ready_r)
+        os.close(hold_w)
+        os.waitpid(pid, 0)
+
+
+def template_for(launcher: ModuleType, libc: object, header: bytes,
+                 templates: dict[str, int]) -> int:
+    """The template namespace fd for a root namespace-mode request, or -1 (build per run)."""
+    cfg = launcher.parse(header.decode().split("\0"))
+    if os.getuid() != 0 or cfg.get("mode") != "namespace":
+        return -1
+    binds = cfg.get("binds", "")
+    if binds not in templates:
+        try:
+            templates[binds] = make_template(launcher, libc, binds)
+        except OSError:
+            templates[binds] = -1  # never retried: the per-run build still works
+    return templates[binds]
+
+
 def fork_launcher(launcher: ModuleType, libc: object, control: socket.socket, header: bytes,
-                  fds: list[int], children: set[int]) -> int:
+                  fds: list[int], children: set[int], templates: dict[str, int]) -> int:
     """Fork the child that runs one request; return a pidfd of it."""
+    template = template_for(launcher, libc, header, templates)
     spawner = os.getpid()
     pid = os.fork()
     if pid == 0:
         code = 127
         try:
-            closing = [control.fileno(), fds[0], *children]
-            code = child(launcher, libc, header, fds, spawner, closing)
+            others = [fd for fd in templates.values() if fd not in (-1, template)]
+            closing = [control.fileno(), fds[0], *children, *others]
+            code = child(launcher, libc, header, fds, spawner, closing, template)
         finally:
             os._exit(code)  # never return into the serving loop
     try:
@@ -94,7 +147,8 @@ def fork_launcher(launcher: ModuleType, libc: object, control: socket.socket, he
 
 
 def serve_one(launcher: ModuleType, libc: object, control: socket.socket, header: bytes,
-              fds: list[int], children: set[int], poller: select.poll) -> None:
+              fds: list[int], children: set[int], poller: select.poll,
+              templates: dict[str, int]) -> None:
     """Fork a launcher for one request, reply with its pidfd (or an error), close the fds."""
     try:
         reply = socket.socket(fileno=fds[0])
@@ -105,7 +159,7 @@ def serve_one(launcher: ModuleType, libc: object, control: socket.socket, header
     pidfd = -1
     try:
         reply.setblocking(False)
-        pidfd = fork_launcher(launcher, libc, control, header, fds, children)
+        pidfd = fork_launcher(launcher, libc, control, header, fds, children, templates)
         children.add(pidfd)
         poller.register(pidfd, select.POLLIN)
         socket.send_fds(reply, [b"ok"], [pidfd])
@@ -142,6 +196,7 @@ def serve(control_fd: int) -> int:
         control.send(f"error {type(exc).__name__}: {exc}".encode()[:2000])
         return 1
     children: set[int] = set()  # a pidfd of each live launcher child
+    templates: dict[str, int] = {}  # interpreter binds -> template mount namespace fd (or -1)
     poller = select.poll()
     poller.register(control.fileno(), select.POLLIN)
     control.send(b"ready")
@@ -154,7 +209,7 @@ def serve(control_fd: int) -> int:
             if not header and not fds:  # EOF: creval is gone
                 return 0
             if whole:
-                serve_one(launcher, libc, control, header, fds, children, poller)
+                serve_one(launcher, libc, control, header, fds, children, poller, templates)
             else:  # a malformed request: drop it (closing its reply socket tells creval)
                 for extra in fds:
                     os.close(extra)
