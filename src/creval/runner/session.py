@@ -82,7 +82,7 @@ def run_benchmark(
     benchmark: Benchmark, options: BenchmarkOptions, out: Path, settings: RunSettings
 ) -> RunResult:
     """Run ``benchmark`` into ``out`` (resuming what is there), score it, write the report."""
-    store = RunStore(out)
+    units = benchmark.units(options)  # bad input stops here, before anything is written
     model = get_model(settings.model, settings.model_options)
     models: dict[str, Model] = {"target": model}
     if "judge" in benchmark.roles:
@@ -91,13 +91,13 @@ def run_benchmark(
             settings.judge or settings.model, settings.judge_options or settings.model_options
         )
     manifest = build_manifest(benchmark, options, models)
+    store = RunStore(out)
     old = store.read_manifest()
     if old is not None:
         _check_compatible(old, manifest, out)
         manifest["created"] = old.get("created", manifest["created"])
     store.write_manifest(manifest)
 
-    units = benchmark.units(options)
     cache = ResponseCache(settings.cache) if settings.cache is not None else None
     runner = Runner(
         store, models, cache=cache, retry=settings.retry, progress=settings.progress,
