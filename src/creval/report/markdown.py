@@ -29,10 +29,12 @@ def markdown_table(rows: list[dict[str, Any]], columns: list[str] | None = None)
     | a | b |
     | --- | --- |
     | 1 | 0.5000 |
+    >>> print(markdown_table([{"a": 1}, {"a": 2, "b": 3}]).splitlines()[0])  # keys of every row
+    | a | b |
     """
     if not rows:
         return "_(none)_"
-    cols = columns or list(rows[0])
+    cols = columns or list(dict.fromkeys(key for row in rows for key in row))  # every row's keys
     lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
     lines += ["| " + " | ".join(fmt(row.get(c)) for c in cols) + " |" for row in rows]
     return "\n".join(lines)
