@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,6 +57,28 @@ def single_turn_unit(
 M = TypeVar("M", bound=BaseModel)
 
 
+def jsonl_objects(lines: Iterable[str], source: str) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank JSONL line; errors name ``source:line``.
+
+    >>> jsonl_objects(['{"a": 1}', "", '{"b": 2}'], "f")
+    [(1, {'a': 1}), (3, {'b': 2})]
+    """
+    import json
+
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
+        if not isinstance(value, dict):
+            raise CrevalError(f"{source}:{number}: each line must be a JSON object.")
+        out.append((number, value))
+    return out
+
+
 def parse_jsonl(
     lines: list[str],
     model: type[M],
@@ -74,17 +96,11 @@ def parse_jsonl(
     >>> [s.id for s in parse_jsonl(['{"id": 1, "story": "x"}', ""], Story, "f", example="")]
     ['1']
     """
-    import json
-
     items: list[M] = []
     seen: set[Any] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, value in jsonl_objects(lines, source):
         try:
-            item = model.model_validate(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
+            item = model.model_validate(value)
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"])

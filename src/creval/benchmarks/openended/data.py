@@ -34,7 +34,6 @@ rows in file order, shuffled by ``numpy.random.default_rng(42).permutation(n)`` 
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -42,6 +41,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from creval.benchmarks.common import jsonl_objects
 from creval.errors import CrevalError
 from creval.text.sentences import split_sentences
 
@@ -233,18 +233,7 @@ def _from_records(domain: str, records: Iterable[Mapping[str, Any]], source: str
 
 
 def _read_jsonl(lines: Iterable[str], source: str) -> list[dict[str, Any]]:
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CrevalError(f"{source}:{number}: not valid JSON ({exc.msg}).") from None
-        if not isinstance(record, dict):
-            raise CrevalError(f"{source}:{number}: each line must be a JSON object.")
-        records.append(record)
-    return records
+    return [record for _, record in jsonl_objects(lines, source)]
 
 
 def _check_columns(header: Iterable[Any], source: str) -> None:
