@@ -28,6 +28,7 @@ def _console(stderr: bool = False) -> Any:
 
 def _register_subcommands() -> None:
     from creval.cli_data import data_app
+    from creval.cli_index import index_app
     from creval.cli_novelty import novelty
     from creval.cli_sandbox import sandbox_app
     from creval.cli_score import score_app
@@ -35,6 +36,7 @@ def _register_subcommands() -> None:
     app.add_typer(score_app, name="score")
     app.add_typer(data_app, name="data")
     app.add_typer(sandbox_app, name="sandbox")
+    app.add_typer(index_app, name="index")
     app.command("novelty")(novelty)
 
 

@@ -10,6 +10,11 @@ module names stay importable from this package.
 """
 
 from creval.metrics.agreement import cohen_kappa, majority_accuracy, majority_vote, rank_agreement
+from creval.metrics.creativity_index import (
+    CreativityIndex,
+    l_uniqueness,
+    spans_from_match_ends,
+)
 from creval.metrics.dat import (
     DATResult,
     DATSummary,
@@ -45,6 +50,7 @@ from creval.metrics.neogauge import (
     pass_at_k,
 )
 from creval.metrics.partition import Partition
+from creval.metrics.perplexity import corpus_perplexity
 from creval.metrics.rubric_agg import JCQ_TASKS, RUBRIC_CRITERIA, aggregate_rubric
 from creval.metrics.semantic_entropy import (
     aggregate_steps,
@@ -52,7 +58,22 @@ from creval.metrics.semantic_entropy import (
     rao_blackwell_entropy,
     solution_semantic_entropy,
 )
+from creval.metrics.separation import (
+    auroc,
+    best_threshold,
+    bootstrap_ci,
+    cohens_d,
+    overlap,
+    threshold_metrics,
+)
 from creval.metrics.stats import Correlation, correlation_table, kendall, pearson, spearman
+from creval.metrics.templates import (
+    mine_templates,
+    pos_compression_ratio,
+    template_counts,
+    template_rate,
+    templates_per_token,
+)
 
 __all__ = [
     "DATResult",
@@ -101,4 +122,20 @@ __all__ = [
     "neogauge_state",
     "pass_at_1",
     "pass_at_k",
+    # Metric validity (seed 002): Creativity Index, perplexity, templates, separation.
+    "CreativityIndex",
+    "auroc",
+    "best_threshold",
+    "bootstrap_ci",
+    "cohens_d",
+    "corpus_perplexity",
+    "l_uniqueness",
+    "mine_templates",
+    "overlap",
+    "pos_compression_ratio",
+    "spans_from_match_ends",
+    "template_counts",
+    "template_rate",
+    "templates_per_token",
+    "threshold_metrics",
 ]
