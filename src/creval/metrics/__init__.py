@@ -10,6 +10,7 @@ module names stay importable from this package.
 """
 
 from creval.metrics.agreement import cohen_kappa, majority_accuracy, majority_vote, rank_agreement
+from creval.metrics.bootstrap import BootstrapCI, bootstrap_mean_ci
 from creval.metrics.creativity_index import (
     CreativityIndex,
     l_uniqueness,
@@ -38,6 +39,7 @@ from creval.metrics.diversity import (
     self_bleu,
     sentence_bleu,
 )
+from creval.metrics.lotbench import creativity_score, game_score, round_histogram, sample_scores
 from creval.metrics.neogauge import (
     constraint_following_rate,
     convergent_creativity,
@@ -51,6 +53,15 @@ from creval.metrics.neogauge import (
 )
 from creval.metrics.partition import Partition
 from creval.metrics.perplexity import corpus_perplexity
+from creval.metrics.ranking import (
+    ChoiceAccuracy,
+    choice_accuracy,
+    ndcg,
+    random_choice_accuracy,
+    random_ndcg,
+    random_top1,
+    top1,
+)
 from creval.metrics.rubric_agg import JCQ_TASKS, RUBRIC_CRITERIA, aggregate_rubric
 from creval.metrics.semantic_entropy import (
     aggregate_steps,
@@ -138,4 +149,18 @@ __all__ = [
     "template_rate",
     "templates_per_token",
     "threshold_metrics",
+    # Oogiri and LoTbench (seed 003): choice and ranking questions, S_c, bootstrap.
+    "BootstrapCI",
+    "ChoiceAccuracy",
+    "bootstrap_mean_ci",
+    "choice_accuracy",
+    "creativity_score",
+    "game_score",
+    "ndcg",
+    "random_choice_accuracy",
+    "random_ndcg",
+    "random_top1",
+    "round_histogram",
+    "sample_scores",
+    "top1",
 ]
