@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.request
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 Reply = Callable[[dict[str, Any]], tuple[int, str]]
@@ -67,3 +73,59 @@ class ChatServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LlamaServer:
+    """``python -m llama_cpp.server`` on the packaged SmolLM2 GGUF, on loopback.
+
+    Started by the caller and stopped by :meth:`stop` (by its PID); never waited on.
+    """
+
+    def __init__(self, log: Path, port: int | None = None) -> None:
+        from creval.models.local import default_model_path
+
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.log = log
+        cmd = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(default_model_path()),
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--n_ctx", "512", "--logits_all", "True", "--verbose", "False",
+            # one thread for prompts too: two spinning threads crawl when the CPUs are busy
+            "--n_threads", "1", "--n_threads_batch", "1",
+        ]
+        with log.open("ab") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited: {self.tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/models", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"llama_cpp.server did not answer: {self.tail()}")
+            time.sleep(0.25)
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-2000:]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=15)

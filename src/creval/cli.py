@@ -30,6 +30,7 @@ def _register_subcommands() -> None:
     from creval.cli_data import data_app
     from creval.cli_index import index_app
     from creval.cli_novelty import novelty
+    from creval.cli_play import play_app
     from creval.cli_sandbox import sandbox_app
     from creval.cli_score import score_app
 
@@ -37,6 +38,7 @@ def _register_subcommands() -> None:
     app.add_typer(data_app, name="data")
     app.add_typer(sandbox_app, name="sandbox")
     app.add_typer(index_app, name="index")
+    app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
 
 
@@ -72,36 +74,59 @@ def parse_extra_options(args: list[str]) -> dict[str, str]:
     return out
 
 
+def _options_table(cls: Any) -> Any:
+    """A benchmark's options with their kinds, readable in an 80-column terminal."""
+    from rich.table import Table
+
+    table = Table("option", "kind", "default", "what it does", box=None, pad_edge=False)
+    for name, info in cls.Options.model_fields.items():
+        table.add_row(
+            "--" + name.replace("_", "-"), cls.Options.kind_of(name), repr(info.default),
+            info.description or "",
+        )
+    return table
+
+
+OPTION_KINDS = (
+    "Option kinds: generation options must match to resume a run directory; scale options "
+    "(--limit, --trials) may grow or shrink it; scoring options re-score the same answers."
+)
+
+
 @app.command("list")
 def list_benchmarks(
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every option.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every option with its kind and default.")] = False,
 ) -> None:
     """The registered benchmarks and their options."""
     from rich.table import Table
 
     from creval.benchmarks.base import registry
 
-    table = Table("benchmark", "seed", "what it measures", "options")
+    console = _console()
+    if not verbose:
+        table = Table("benchmark", "seed", "what it measures")
+        for name, cls in registry().items():
+            table.add_row(name, cls.seed_paper, cls.description)
+        console.print(table)
+        console.print("Options of each: `creval list --verbose` or `creval run NAME --help`.")
+        return
+    console.print(OPTION_KINDS + "\n")
     for name, cls in registry().items():
-        fields = cls.Options.model_fields
-        if verbose:
-            opts = "\n".join(
-                f"--{k.replace('_', '-')} [{cls.Options.kind_of(k)}] {f.description} (default {f.default!r})"
-                for k, f in fields.items()
-            )
-        else:
-            opts = " ".join("--" + k.replace("_", "-") for k in fields)
-        table.add_row(name, cls.seed_paper, cls.description, opts)
-    _console().print(table)
+        seed = f" (seed {cls.seed_paper})" if cls.seed_paper else ""
+        console.print(f"[bold]{name}[/]{seed}: {cls.description}")
+        console.print(_options_table(cls))
+        console.print()
 
 
 @app.command(
     "run",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    context_settings={
+        "allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": [],
+    },
 )
 def run(
     ctx: typer.Context,
-    benchmarks: Annotated[list[str], typer.Argument(help="Benchmark names (see `creval list`).")],
+    benchmarks: Annotated[list[str] | None, typer.Argument(help="Benchmark names (see `creval list`).")] = None,
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR.")] = "local",
     judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself).")] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
@@ -117,6 +142,7 @@ def run(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
     rescore: Annotated[bool, typer.Option(help="Score again even if nothing changed.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
 ) -> None:
     """Run benchmarks against a model, resuming what an earlier run in --out finished.
 
@@ -128,14 +154,20 @@ def run(
     from creval.runner.engine import RetryPolicy
     from creval.runner.session import RunSettings, run_benchmark
 
-    tokens = [*benchmarks, *ctx.args]  # unknown options land among the positional names
+    tokens = [*(benchmarks or []), *ctx.args]  # unknown options land among the positional names
     split = next((i for i, t in enumerate(tokens) if t.startswith("--")), len(tokens))
+    if show_help or "--help" in tokens[split:]:
+        _run_help(ctx, tokens[:split])
+        return
     names, extra = tokens[:split], parse_extra_options(tokens[split:])
     if not names:
         raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
     chosen = [get_benchmark(name) for name in names]
     known = {f for b in chosen for f in b.Options.model_fields}
     unknown = sorted(set(extra) - known)
+    hints = [h for u in unknown for b in chosen if (h := b.renamed_hint(u))]
+    if hints:
+        raise CrevalError("; ".join(hints))
     if unknown:
         raise CrevalError(
             f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
@@ -169,19 +201,32 @@ def run(
         _console(stderr=True).print(f"[bold]{bench.name}[/] -> {run_dir}")
         results.append(run_benchmark(bench, options, run_dir, settings))
     _print_results(results)
-    failed = sum(r.scores.get("units", {}).get("errors", 0) for r in results)
-    if failed:
-        _console(stderr=True).print(
-            f"[yellow]{failed} unit(s) ended in errors (see the report); run the same command "
-            "again to retry them.[/]"
-        )
+    if any(r.scores.get("units", {}).get("errors", 0) or r.endpoints_down for r in results):
         raise typer.Exit(1)
 
 
+def _run_help(ctx: typer.Context, names: list[str]) -> None:
+    """``creval run [BENCH...] --help``: the command's help, then each benchmark's options."""
+    from creval.benchmarks.base import get_benchmark
+
+    typer.echo(ctx.get_help())
+    console = _console()
+    if not names:
+        console.print("\nName benchmarks to see their options: creval run dat --help")
+        return
+    console.print("\n" + OPTION_KINDS)
+    for name in names:
+        cls = type(get_benchmark(name))
+        console.print(f"\n[bold]{name} options[/]: {cls.description}")
+        console.print(_options_table(cls))
+
+
 def _print_results(results: list[Any]) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from creval.report.markdown import fmt
+    from creval.runner.counters import totals
 
     table = Table("benchmark", "metric", "value", title="creval results")
     for result in results:
@@ -189,31 +234,55 @@ def _print_results(results: list[Any]) -> None:
             table.add_row(result.benchmark, metric, fmt(value))
     console = _console()
     console.print(table)
+    err = _console(stderr=True)
     for result in results:
         usage = result.scores.get("usage", {}).get("this_invocation", {})
-        sent = sum(m.get("requests", 0) for m in usage.get("models", {}).values())
-        hits = sum(m.get("cache_hits", 0) for m in usage.get("models", {}).values())
+        t = totals(usage)
         console.print(
-            f"{result.benchmark}: {result.ran_units} unit(s) run now, {sent} model request(s), "
-            f"{hits} cache hit(s); report: {result.out / 'report.md'}"
+            f"{result.benchmark}: units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not "
+            f"run; {t['requests']} request(s) ({t['retries']} retries), {t['cache_hits']} cache "
+            f"hit(s); tokens {t['input_tokens']} in / {t['output_tokens']} out; "
+            f"{usage.get('seconds', 0):.1f} s; report: {result.out / 'report.md'}",
+            soft_wrap=True,
         )
+        for warning in [*result.scores.get("warnings", []), *result.scores.get("run_warnings", [])]:
+            err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+        units = result.scores.get("units", {})
+        if units.get("errors"):
+            err.print(
+                f"[yellow]{result.benchmark}: {units['errors']} unit(s) ended in errors; run the "
+                "same command again to retry them. Causes:[/]", soft_wrap=True,
+            )
+            for cause in result.scores.get("error_causes", [])[:3]:
+                err.print(f"  {cause['count']} x {escape(cause['cause'])}", soft_wrap=True)
 
 
 @app.command("report")
-def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    html: Annotated[bool, typer.Option("--html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path.")] = False,
+) -> None:
     """Write report.md again from a run directory's manifest and scores, and print it."""
-    from creval.report.markdown import write_report
-    from creval.runner.store import RunStore
+    import json
 
-    if not (run_dir / "manifest.json").is_file():
+    from creval.report.markdown import write_report
+    from creval.runner.store import SCORES, read_manifest
+
+    manifest = read_manifest(run_dir)  # read-only: safe beside a live run
+    if manifest is None:
         raise CrevalError(f"{run_dir} is not a run directory (no manifest.json).")
-    store = RunStore(run_dir)
-    manifest, scores = store.read_manifest() or {}, store.read_scores()
-    store.close()
-    if scores is None:
+    if not (run_dir / SCORES).is_file():
         raise CrevalError(f"{run_dir} has no scores.json yet: run `creval run` with this --out.")
+    try:
+        scores = json.loads((run_dir / SCORES).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CrevalError(f"{run_dir / SCORES} is not valid JSON ({exc}).") from None
     path = write_report(run_dir, manifest, scores)
     typer.echo(path.read_text(encoding="utf-8"))
+    if html:
+        from creval.report.html import write_html_report
+
+        typer.echo(f"HTML report: {write_html_report(run_dir)}")
 
 
 @app.command("compare")
@@ -266,7 +335,12 @@ def main() -> None:
     try:
         app()
     except CrevalError as exc:
-        _console(stderr=True).print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        from rich.markup import escape
+
+        from creval.redact import redact_text
+
+        message = escape(redact_text(str(exc)))
+        _console(stderr=True).print(f"[bold red]error:[/] {message}", soft_wrap=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         _console(stderr=True).print(

@@ -41,19 +41,25 @@ def score_dat(
          "embedder": embedder, "minimum": minimum}
     )
     scores = DATScorer.from_options(options).score_lists(lists)  # type: ignore[arg-type]
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table("trial", "score", "words used", "invalid")
     for row in scores["table"]:
-        table.add_row(row["key"], fmt(row["score"]), row["used"], row["invalid"])
+        table.add_row(row["key"], fmt(row["score"]), escape(row["used"]), escape(row["invalid"]))
     console = _console()
     console.print(table)
     console.print(" ".join(f"{k}={fmt(v)}" for k, v in scores["headline"].items()))
 
 
 def _read_word_lists(words: list[str], file: Path | None) -> list[tuple[str, list[str]]]:
-    if bool(words) == bool(file):
+    if words and file:
         raise CrevalError("Give the words of one trial as arguments, or --file, not both.")
+    if not words and not file:
+        raise CrevalError(
+            "No words to score: give the words of one trial as arguments "
+            "(creval score dat cat dog ...) or a file of trials with --file."
+        )
     if words:
         return [("1", [w for part in words for w in re.split(r"[,\t]", part) if w.strip()])]
     assert file is not None
@@ -73,37 +79,38 @@ def _read_word_lists(words: list[str], file: Path | None) -> list[tuple[str, lis
 
 @score_app.command("sat")
 def score_sat(
-    file: Annotated[Path, typer.Argument(help="JSONL with 'original' and 'rewrite' fields per line.")],
+    file: Annotated[Path, typer.Argument(help="JSONL with 'original' and 'rewrite' (and an optional 'id') per line.")],
     lang: Annotated[str, typer.Option(help="en or ja (picks the default embedder).")] = "en",
     embedder: Annotated[str | None, typer.Option(help="Embedder spec.")] = None,
 ) -> None:
     """Score story rewrites without a model: cosine distance of original and rewrite."""
-    import json
     import statistics
 
+    from creval.benchmarks.common import jsonl_objects
     from creval.benchmarks.sat import DEFAULT_EMBEDDER
     from creval.embed import get_embedder
     from creval.metrics.distance import paired_cosine_distances
 
     if not file.is_file():
         raise CrevalError(f"{file} does not exist.")
-    pairs = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            pairs.append((str(row["original"]), str(row["rewrite"])))
-        except (json.JSONDecodeError, KeyError, TypeError):
+    pairs: list[tuple[str, str, str]] = []  # (id, original, rewrite)
+    for number, row in jsonl_objects(file.read_text(encoding="utf-8").splitlines(), str(file)):
+        missing = [k for k in ("original", "rewrite") if not isinstance(row.get(k), str)]
+        if missing:
             raise CrevalError(
-                f"{file}:{number}: expected a JSON object with 'original' and 'rewrite'."
-            ) from None
+                f"{file}:{number}: field {', '.join(repr(m) for m in missing)} is missing or not "
+                'a string. Each line needs {"original": "...", "rewrite": "..."} (and an '
+                "optional \"id\")."
+            )
+        pairs.append((str(row.get("id", number)), row["original"], row["rewrite"]))
     if not pairs:
         raise CrevalError(f"{file} holds no pairs.")
     model = get_embedder(embedder or DEFAULT_EMBEDDER.get(lang, "minilm"))
-    distances = paired_cosine_distances(model.embed([a for a, _ in pairs]), model.embed([b for _, b in pairs]))
-    for i, d in enumerate(distances, start=1):
-        typer.echo(f"{i}\t{float(d):.4f}")
+    distances = paired_cosine_distances(
+        model.embed([p[1] for p in pairs]), model.embed([p[2] for p in pairs])
+    )
+    for (key, _, _), d in zip(pairs, distances, strict=True):
+        typer.echo(f"{key}\t{float(d):.4f}")
     typer.echo(f"sat_mean={statistics.fmean(float(d) for d in distances):.4f} n={len(pairs)}")
 
 

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-CREVAL = [sys.executable, "-m", "creval.cli"]
-
-
-def creval(*args: str, env: dict[str, str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CREVAL, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+from _cli import creval
 
 
 def free_port() -> int:
@@ -40,7 +31,7 @@ def test_list_shows_the_benchmarks() -> None:
         (["run", "dat", "--model", "local", "--colour", "red"], "--colour"),
         (["run", "sat", "--model", "local", "--stories", "/nonexistent.jsonl"], "does not exist"),
         (["run", "dat", "--model", "replay:/nonexistent"], "does not exist"),
-        (["score", "dat"], "Give the words"),
+        (["score", "dat"], "No words to score"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
@@ -67,7 +58,7 @@ def test_unreachable_endpoint_exits_2_and_keeps_finished_work(tmp_path: Path) ->
     assert done.returncode == 2, done.stderr
     assert url in done.stderr.replace("\n", "")
     assert "Traceback" not in done.stderr
-    assert (tmp_path / "run" / "manifest.json").exists()
+    assert not (tmp_path / "run").exists()  # nothing half-made to clean up
 
 
 def test_score_dat_without_a_model() -> None:
@@ -117,7 +108,8 @@ def test_dat_and_sat_end_to_end_then_replay(tmp_path: Path) -> None:
         assert manifest["benchmark"] == name and manifest["model"]["identity"]["provider"] == "local"
         assert manifest["packages"]["creval"]
         scores = json.loads((run / "scores.json").read_text())
-        assert scores["units"] == {"total": 2, "finished": 2, "errors": 0, "missing": 0}
+        assert scores["units"] == {"total": 2, "finished": 2, "errors": 0, "missing": 0,
+                                   "superseded_lines": 0}
         assert (run / "report.md").read_text().startswith(f"# creval run: {name}")
     sat_scores = json.loads((out / "sat" / "scores.json").read_text())
     assert sat_scores["headline"]["stories"] + sat_scores["headline"]["empty_rewrites"] == 2

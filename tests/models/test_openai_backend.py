@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -33,7 +32,6 @@ from creval.models import (
     TransientModelError,
     get_model,
 )
-from creval.models.local import default_model_path
 from creval.models.openai_backend import OpenAIModel
 
 
@@ -69,55 +67,15 @@ def _check(model: OpenAIModel) -> None:
     asyncio.run(go())
 
 
-# -- a real llama.cpp server ----------------------------------------------------------------
-@pytest.fixture(scope="session")
-def models_llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on the packaged SmolLM2; yields its base URL."""
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama_server") / "server.log"
-    cmd = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(default_model_path()),
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "512", "--logits_all", "True", "--verbose", "False",
-        # one thread for prompts too: two spinning threads crawl when the CPUs are busy
-        "--n_threads", "1", "--n_threads_batch", "1",
-    ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {log.read_text(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer: {log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.25)
-        yield base_url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
+# -- a real llama.cpp server (the session fixture ``llama_server`` in conftest.py) ---------
+@pytest.mark.slow
+def test_check_passes_on_a_live_server(llama_server: str) -> None:
+    _check(_model(llama_server))
 
 
 @pytest.mark.slow
-def test_check_passes_on_a_live_server(models_llama_server: str) -> None:
-    _check(_model(models_llama_server))
-
-
-@pytest.mark.slow
-def test_n_samples_are_topped_up_when_the_server_ignores_n(models_llama_server: str) -> None:
-    model = _model(models_llama_server)
+def test_n_samples_are_topped_up_when_the_server_ignores_n(llama_server: str) -> None:
+    model = _model(llama_server)
     request = GenerateRequest.chat("Write one line about rain.", n=3, seed=3, max_tokens=8)
     completions = _generate(model, request)
     assert len(completions) == 3
@@ -134,8 +92,8 @@ def test_n_samples_are_topped_up_when_the_server_ignores_n(models_llama_server: 
 
 
 @pytest.mark.slow
-def test_logprobs_from_the_server(models_llama_server: str) -> None:
-    model = _model(models_llama_server)
+def test_logprobs_from_the_server(llama_server: str) -> None:
+    model = _model(llama_server)
     request = GenerateRequest.chat(
         "Say hello.", n=2, seed=1, max_tokens=6, logprobs=True, top_logprobs=2
     )
@@ -149,8 +107,8 @@ def test_logprobs_from_the_server(models_llama_server: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_request_the_server_rejects_is_a_model_error(models_llama_server: str) -> None:
-    model = _model(models_llama_server)
+def test_a_request_the_server_rejects_is_a_model_error(llama_server: str) -> None:
+    model = _model(llama_server)
     too_long = GenerateRequest.chat("word " * 700, max_tokens=8)  # n_ctx is 512
     with pytest.raises(ModelError) as err:
         _generate(model, too_long)

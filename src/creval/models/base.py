@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextvars import ContextVar
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -180,6 +181,39 @@ class Model(Protocol):
     async def aclose(self) -> None:
         """Release clients, threads or weights."""
         ...
+
+
+class RequestTally:
+    """How many requests one ``generate`` call sent to its server (see :func:`note_request`)."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+
+_TALLY: ContextVar[RequestTally | None] = ContextVar("creval_request_tally", default=None)
+
+
+def note_request() -> None:
+    """Called by a backend for each request its server will see.
+
+    A backend that answers one ``generate`` call with several server requests (the
+    ``openai`` backend topping up ``n``) calls it once per request, so the runner counts
+    requests as the server sees them. Outside :func:`tally_requests` it does nothing.
+    """
+    tally = _TALLY.get()
+    if tally is not None:
+        tally.sent += 1
+
+
+def tally_requests() -> RequestTally:
+    """Start counting the requests of the current task's next ``generate`` call.
+
+    >>> t = tally_requests(); note_request(); note_request(); t.sent
+    2
+    """
+    tally = RequestTally()
+    _TALLY.set(tally)
+    return tally
 
 
 class ModelError(Exception):

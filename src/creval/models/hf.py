@@ -44,6 +44,7 @@ from creval.models.base import (
     TokenLogprob,
     Usage,
 )
+from creval.quiet import quiet_hf
 
 if TYPE_CHECKING:
     from creval.models import ModelOptions
@@ -155,6 +156,7 @@ class HFModel:
                 from transformers import AutoTokenizer
 
                 try:
+                    quiet_hf()
                     self._tokenizer = AutoTokenizer.from_pretrained(self.name)
                 except (OSError, ValueError) as exc:
                     raise ModelError(

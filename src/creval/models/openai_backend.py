@@ -44,7 +44,9 @@ from creval.models.base import (
     TokenLogprob,
     TransientModelError,
     Usage,
+    note_request,
 )
+from creval.redact import redact_text, redact_url
 
 if TYPE_CHECKING:
     from creval.models import ModelOptions
@@ -151,7 +153,9 @@ class OpenAIModel:
         self.spec = f"openai:{name}"
         self.name = name
         self.options = options
-        self.base_url = normalise_base_url(options.base_url)
+        # the URL as given goes to the client; only its redacted form is written or printed
+        self._url = normalise_base_url(options.base_url)
+        self.base_url = redact_url(self._url)
         key = options.api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if not options.base_url:
@@ -185,7 +189,7 @@ class OpenAIModel:
         self._clients = {k: v for k, v in self._clients.items() if not v[0].is_closed()}
         client = AsyncOpenAI(
             api_key=self._api_key,
-            base_url=self.base_url,
+            base_url=self._url,
             timeout=self.options.timeout,
             max_retries=0,
         )
@@ -195,7 +199,7 @@ class OpenAIModel:
     def _unreachable(self, exc: BaseException) -> EndpointUnreachable:
         return EndpointUnreachable(
             f"Cannot reach the OpenAI-compatible endpoint at {self.base_url} "
-            f"({_root_message(exc)}). Start the server there, or fix --base-url."
+            f"({redact_text(_root_message(exc))}). Start the server there, or fix --base-url."
         )
 
     def _map_error(self, exc: Exception) -> ModelError:
@@ -213,17 +217,18 @@ class OpenAIModel:
             if _has_connect_error(exc):
                 return self._unreachable(exc)
             return TransientModelError(
-                f"{self.spec}: the connection to {self.base_url} failed: {_root_message(exc)}"
+                f"{self.spec}: the connection to {self.base_url} failed: "
+                f"{redact_text(_root_message(exc))}"
             )
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
-            text = f"{self.spec}: {exc.message}"
+            text = f"{self.spec}: {redact_text(exc.message)}"
             if status in _TRANSIENT_STATUS or status >= 500:
                 return TransientModelError(text, retry_after=parse_retry_after(exc.response.headers))
             if status == 404 and not self.base_url.endswith("/v1"):
                 text += " (does --base-url need to end in /v1?)"
             return ModelError(text)
-        return ModelError(f"{self.spec}: {type(exc).__name__}: {exc}")
+        return ModelError(f"{self.spec}: {type(exc).__name__}: {redact_text(str(exc))}")
 
     async def check(self) -> None:
         """Raise :class:`EndpointUnreachable` quickly when nothing answers at the endpoint,
@@ -239,7 +244,7 @@ class OpenAIModel:
             raise self._unreachable(exc) from exc
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise ModelError(
-                f"{self.base_url} refused the API key ({exc.message}). Set OPENAI_API_KEY "
+                f"{self.base_url} refused the API key ({redact_text(exc.message)}). Set OPENAI_API_KEY "
                 "or pass the right key."
             ) from exc
         except openai.APIError:
@@ -275,11 +280,13 @@ class OpenAIModel:
         if seed is not None:
             params["seed"] = seed
         if request.logprobs:
+            # top_logprobs goes even when 0: llama-cpp-python's server returns no
+            # log-probabilities at all without it, and OpenAI accepts 0.
             params["logprobs"] = True
-            if request.top_logprobs:
-                params["top_logprobs"] = request.top_logprobs
+            params["top_logprobs"] = request.top_logprobs
         client = self._client()
         for _ in range(2):
+            note_request()  # what the server sees: top-up calls included
             try:
                 return await client.chat.completions.create(
                     **params, **{self._token_param: request.max_tokens}

@@ -8,6 +8,7 @@ temperature option was changed. A request the earlier run never made is a ModelE
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ class ReplayModel:
     max_concurrency = 64
 
     def __init__(self, path: str) -> None:
-        from creval.runner.store import RECORDS, read_records
+        from creval.records import RECORDS, latest_records, read_records
 
         if not path:
             raise CrevalError("replay needs a run directory: --model replay:RUN_DIR")
@@ -46,8 +47,18 @@ class ReplayModel:
             )
         self.spec = f"replay:{path}"
         self._path = file
+        #: The recorded run's manifest (its benchmark, options and prompt), when there is one.
+        self.manifest: dict[str, Any] | None = None
+        manifest = file.parent / "manifest.json"
+        if manifest.is_file():
+            try:
+                self.manifest = json.loads(manifest.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                self.manifest = None
         self._answers: dict[str, Completion] = {}
-        for record in read_records(file):
+        records = read_records(file)
+        # the last line per unit (a retried unit's earlier error lines are superseded)
+        for record in latest_records(records).values():
             for call in record.calls:
                 messages = call.get("request", {}).get("messages", [])
                 first = int(call.get("first_sample", 0))

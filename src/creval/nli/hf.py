@@ -26,6 +26,7 @@ from typing import Any
 
 from creval.errors import CrevalError, require
 from creval.nli.base import LABELS, Label, NLIResult, canonical_label, check_pairs
+from creval.quiet import quiet_hf
 
 __all__ = ["DEFAULT_NLI_MODEL", "HFEntailment", "label_indices"]
 
@@ -127,6 +128,7 @@ class HFEntailment:
                 "Hugging Face cache."
             )
             try:
+                quiet_hf()
                 tokenizer = AutoTokenizer.from_pretrained(self.name)
             except (OSError, ValueError) as exc:
                 raise CrevalError(f"{self.spec}: cannot load the tokenizer ({exc}). {hint}") from exc

@@ -49,8 +49,12 @@ def render_report(manifest: dict[str, Any], scores: dict[str, Any]) -> str:
     units = scores.get("units", {})
     out.append(
         f"- units: {units.get('finished', 0)} finished of {units.get('total', 0)}, "
-        f"{units.get('errors', 0)} errors, {units.get('missing', 0)} missing"
+        f"{units.get('errors', 0)} errors, {units.get('missing', 0)} not run yet; "
+        f"records.jsonl has {units.get('superseded_lines', 0)} superseded line(s) (a retried "
+        "unit's earlier lines; the last line per unit counts)"
     )
+    for warning in [*scores.get("warnings", []), *scores.get("run_warnings", [])]:
+        out.append(f"- **warning:** {warning}")
     out += ["", "## Scores", "", markdown_table([{"metric": k, "value": v} for k, v in scores.get("headline", {}).items()])]
     if scores.get("resources"):
         out += ["", "Scored with: `" + json.dumps(scores["resources"], ensure_ascii=False) + "`"]
@@ -65,16 +69,31 @@ def render_report(manifest: dict[str, Any], scores: dict[str, Any]) -> str:
         suffix = Path(artifact).suffix.lower()
         out.append(f"\n![{artifact}]({artifact})" if suffix in {".png", ".svg"} else f"\n- file: `{artifact}`")
     out += ["", "## Options", "", "```json", json.dumps(manifest.get("options", {}), indent=2, ensure_ascii=False), "```"]
-    usage = scores.get("usage", {})
-    rows = [
-        {"model": m, **row}
-        for m, row in usage.get("all_invocations", {}).get("models", {}).items()
-    ]
-    out += ["", f"## Usage ({usage.get('invocations', 0)} invocations)", "", markdown_table(rows)]
+    out += usage_section(scores.get("usage", {}))
     if scores.get("errors"):
-        out += ["", "## Errors", "", markdown_table(scores["errors"])]
+        out += ["", "## Errors", "", markdown_table(scores.get("error_causes", [])), "",
+                markdown_table(scores["errors"])]
     out += ["", "## Items", "", markdown_table(scores.get("table", []))]
     return "\n".join(out) + "\n"
+
+
+def usage_section(usage: dict[str, Any]) -> list[str]:
+    """Units, requests, retries, cache hits, tokens and wall time: this invocation, all
+    invocations, and per model (the same names as the console and ``scores.json``)."""
+    from creval.runner.counters import totals
+
+    if not usage:
+        return []
+    rows = [
+        {"invocations": label, **totals(usage.get(key, {})), "seconds": usage.get(key, {}).get("seconds")}
+        for label, key in (("this one", "this_invocation"), (f"all {usage.get('invocations', 0)}", "all_invocations"))
+    ]
+    per_model = [
+        {"model": m, **row} for m, row in usage.get("all_invocations", {}).get("models", {}).items()
+    ]
+    return ["", "## Usage", "", markdown_table(rows), "", "Per model, all invocations "
+            "(requests as the server saw them, retries and top-up calls included):", "",
+            markdown_table(per_model)]
 
 
 def write_report(out: Path, manifest: dict[str, Any], scores: dict[str, Any]) -> Path:

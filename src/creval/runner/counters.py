@@ -1,4 +1,14 @@
-"""Per-model counters: requests sent, cache hits, retries, errors and tokens."""
+"""Per-model counters (requests, cache hits, retries, errors, tokens) and unit outcomes.
+
+The same numbers, with the same names, appear on the console, in ``scores.json`` and in
+the report:
+
+* units: ``ok`` (finished), ``failed`` (an error record), ``not_run`` (left for a later
+  invocation, for example after the endpoint stopped answering);
+* ``requests``: requests as the server sees them, retries and the extra calls that top up
+  ``n`` included; ``retries`` of them were repeats after a transient failure;
+* ``cache_hits``: samples served from the response cache instead of a request.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FIELDS = ("requests", "cache_hits", "retries", "errors", "input_tokens", "output_tokens")
+UNIT_FIELDS = ("units_ok", "units_failed", "units_not_run")
 
 
 @dataclass
@@ -20,8 +31,9 @@ class Counters:
     """
 
     per_model: dict[str, dict[str, int]] = field(default_factory=dict)
-    units_done: int = 0
+    units_ok: int = 0
     units_failed: int = 0
+    units_not_run: int = 0
 
     def add(self, model: str, **amounts: int) -> None:
         row = self.per_model.setdefault(model, dict.fromkeys(FIELDS, 0))
@@ -35,25 +47,49 @@ class Counters:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "units_done": self.units_done,
+            "units_ok": self.units_ok,
             "units_failed": self.units_failed,
+            "units_not_run": self.units_not_run,
             "models": {m: dict(row) for m, row in self.per_model.items()},
         }
+
+
+def _units(entry: dict[str, Any]) -> dict[str, int]:
+    """Unit outcomes of one ``as_dict`` entry (older entries said ``units_done``)."""
+    if "units_ok" in entry or "units_done" not in entry:
+        return {k: int(entry.get(k) or 0) for k in UNIT_FIELDS}
+    failed = int(entry.get("units_failed") or 0)
+    return {"units_ok": int(entry["units_done"]) - failed, "units_failed": failed,
+            "units_not_run": 0}
 
 
 def sum_usage(entries: list[dict[str, Any]]) -> dict[str, Any]:
     """Add up the ``as_dict`` counters of several invocations.
 
-    >>> a = {"units_done": 1, "units_failed": 0, "models": {"m": {"requests": 1}}}
-    >>> sum_usage([a, a])["models"]["m"]["requests"]
-    2
+    >>> a = {"units_ok": 1, "units_failed": 0, "models": {"m": {"requests": 1}}}
+    >>> total = sum_usage([a, a])
+    >>> total["models"]["m"]["requests"], total["units_ok"]
+    (2, 2)
     """
-    out: dict[str, Any] = {"units_done": 0, "units_failed": 0, "models": {}}
+    out: dict[str, Any] = {**dict.fromkeys(UNIT_FIELDS, 0), "models": {}}
     for entry in entries:
-        out["units_done"] += entry.get("units_done", 0)
-        out["units_failed"] += entry.get("units_failed", 0)
-        for model, row in entry.get("models", {}).items():
+        for name, value in _units(entry).items():
+            out[name] += value
+        for model, row in (entry.get("models") or {}).items():
             target = out["models"].setdefault(model, dict.fromkeys(FIELDS, 0))
             for name, value in row.items():
                 target[name] = target.get(name, 0) + value
     return out
+
+
+def totals(usage: dict[str, Any]) -> dict[str, int]:
+    """One row of totals over models: units, requests, retries, cache hits, tokens.
+
+    >>> totals({"units_ok": 2, "units_failed": 1, "units_not_run": 0,
+    ...         "models": {"a": {"requests": 3, "retries": 1, "input_tokens": 5}}})["requests"]
+    3
+    """
+    row = {k.removeprefix("units_"): int(usage.get(k) or 0) for k in UNIT_FIELDS}
+    for name in ("requests", "retries", "cache_hits", "input_tokens", "output_tokens"):
+        row[name] = sum(int(m.get(name) or 0) for m in (usage.get("models") or {}).values())
+    return row

@@ -18,6 +18,7 @@ from creval.models.base import (
     Model,
     ModelError,
     TransientModelError,
+    tally_requests,
 )
 from creval.runner.cache import ResponseCache, cache_key
 from creval.runner.counters import Counters
@@ -52,6 +53,14 @@ class Unit:
 
 class UnitFailed(Exception):
     """A model call failed after its retries; the unit becomes an error record."""
+
+
+class EndpointDown(Exception):
+    """The circuit breaker of an endpoint is open: the unit is not run (no record)."""
+
+
+#: Consecutive connection failures on one endpoint after which the runner stops calling it.
+BREAKER_THRESHOLD = 3
 
 
 class UnitContext:
@@ -109,10 +118,18 @@ class Runner:
         self.label = label
         self._limits: dict[str, asyncio.Semaphore] = {}
         self._progress: Progress | None = None
+        #: endpoint -> consecutive connection failures; an endpoint at the threshold is down
+        self._failures: dict[str, int] = {}
+        #: endpoints whose breaker opened in this invocation, with the last connection error
+        self.down: dict[str, str] = {}
 
     # -- model calls --------------------------------------------------------------------------
+    @staticmethod
+    def _endpoint(model: Model) -> str:
+        return str(model.identity().get("base_url") or model.spec)
+
     def _limit(self, model: Model) -> asyncio.Semaphore:
-        endpoint = str(model.identity().get("base_url") or model.spec)
+        endpoint = self._endpoint(model)
         if endpoint not in self._limits:
             self._limits[endpoint] = asyncio.Semaphore(max(1, model.max_concurrency))
         return self._limits[endpoint]
@@ -142,14 +159,35 @@ class Runner:
         return [found[i] for i in indices]
 
     async def _call(self, model: Model, request: GenerateRequest) -> list[Completion]:
+        endpoint = self._endpoint(model)
         attempt = 0
         while True:
             attempt += 1
+            if endpoint in self.down:
+                raise EndpointDown(endpoint)
             try:
                 async with self._limit(model):
-                    self.counters.add(model.spec, requests=1)
-                    completions = await model.generate(request)
-            except (TransientModelError, EndpointUnreachable, asyncio.TimeoutError) as exc:
+                    if endpoint in self.down:
+                        raise EndpointDown(endpoint)
+                    tally = tally_requests()
+                    try:
+                        completions = await model.generate(request)
+                    finally:
+                        # as the server sees them: a backend that sends several requests
+                        # for one call (topping up n) notes each; others count as one
+                        self.counters.add(model.spec, requests=tally.sent or 1)
+            except EndpointUnreachable as exc:
+                self._failures[endpoint] = self._failures.get(endpoint, 0) + 1
+                if self._failures[endpoint] >= BREAKER_THRESHOLD:
+                    self.down.setdefault(endpoint, str(exc))
+                    raise EndpointDown(endpoint) from exc
+                if attempt >= self.retry.attempts:
+                    self.counters.add(model.spec, errors=1)
+                    raise UnitFailed(f"{type(exc).__name__} after {attempt} attempts: {exc}") from exc
+                self.counters.add(model.spec, retries=1)
+                await asyncio.sleep(self.retry.delay(attempt, None))
+                continue
+            except (TransientModelError, asyncio.TimeoutError) as exc:
                 if attempt >= self.retry.attempts:
                     self.counters.add(model.spec, errors=1)
                     raise UnitFailed(f"{type(exc).__name__} after {attempt} attempts: {exc}") from exc
@@ -159,6 +197,7 @@ class Runner:
             except ModelError as exc:
                 self.counters.add(model.spec, errors=1)
                 raise UnitFailed(f"{type(exc).__name__}: {exc}") from exc
+            self._failures[endpoint] = 0
             if len(completions) != request.n:
                 self.counters.add(model.spec, errors=1)
                 raise UnitFailed(f"{model.spec} returned {len(completions)} of {request.n} samples")
@@ -171,7 +210,8 @@ class Runner:
             return completions
 
     # -- units --------------------------------------------------------------------------------
-    async def _run_unit(self, unit: Unit) -> Record:
+    async def _run_unit(self, unit: Unit) -> Record | None:
+        """Run one unit and append its record; None when its endpoint was down (no record)."""
         ctx = UnitContext(self)
         started = time.time()
         try:
@@ -180,6 +220,8 @@ class Runner:
                 key=unit.key, status="ok", unit=unit.meta, output=output, calls=ctx.calls,
                 started=started, seconds=time.time() - started,
             )
+        except EndpointDown:
+            return None
         except UnitFailed as exc:
             record = Record(
                 key=unit.key, status="error", unit=unit.meta, calls=ctx.calls, error=str(exc),
@@ -218,11 +260,15 @@ class Runner:
 
         async def one(unit: Unit) -> None:
             async with gate:
-                record = await self._run_unit(unit)
-            written.append(record)
-            self.counters.units_done += 1
-            if record.status == "error":
+                record = None if self.down else await self._run_unit(unit)
+            if record is None:
+                self.counters.units_not_run += 1
+            elif record.status == "error":
+                written.append(record)
                 self.counters.units_failed += 1
+            else:
+                written.append(record)
+                self.counters.units_ok += 1
             if self._progress is not None:
                 self._progress.advance(self.counters)
 

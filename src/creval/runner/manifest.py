@@ -10,6 +10,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from creval.redact import redact_argv
+
 if TYPE_CHECKING:
     from creval.benchmarks.base import Benchmark, BenchmarkOptions
     from creval.models import Model
@@ -87,7 +89,7 @@ def build_manifest(
         "options": options.model_dump(mode="json"),
         "generation": benchmark.generation_fingerprint(options),
         "seeds": {"seed": getattr(options, "seed", None), "rule": "sample i uses seed + i"},
-        "command": sys.argv,
+        "command": redact_argv(sys.argv),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "packages": package_versions(),

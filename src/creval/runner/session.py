@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,11 +15,12 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions
 from creval.errors import CrevalError
 from creval.models import Model, ModelOptions, get_model
 from creval.models.base import EndpointUnreachable, digest
+from creval.records import RECORDS, latest_records, read_records, superseded_count
 from creval.runner.cache import ResponseCache, default_cache_path
 from creval.runner.counters import Counters, sum_usage
-from creval.runner.engine import RetryPolicy, Runner
+from creval.runner.engine import RetryPolicy, Runner, Unit
 from creval.runner.manifest import build_manifest
-from creval.runner.store import RunStore
+from creval.runner.store import RunStore, read_manifest
 
 SCORES_FORMAT = 1
 
@@ -45,6 +48,8 @@ class RunResult:
     scores: dict[str, Any]
     counters: Counters
     ran_units: int
+    #: endpoint -> last connection error, for endpoints that stopped answering mid-run
+    endpoints_down: dict[str, str] = field(default_factory=dict)
 
 
 def _check_compatible(
@@ -72,30 +77,99 @@ def _check_compatible(
         )
 
 
-async def _preflight(model: Model) -> None:
-    check = getattr(model, "check", None)
-    if check is not None:
-        await check()
+async def _preflight(models: list[Model]) -> None:
+    """Fail before anything is written when an endpoint does not answer at all."""
+    remote = [m for m in models if getattr(m, "check", None) is not None]
+    try:
+        for model in remote:
+            await model.check()  # type: ignore[attr-defined]
+    except EndpointUnreachable as exc:
+        raise CrevalError(str(exc)) from None
+    finally:
+        for model in remote:  # their clients belong to this event loop
+            with contextlib.suppress(Exception):
+                await model.aclose()
+
+
+def _replay_options(
+    benchmark: Benchmark, options: BenchmarkOptions, model: Model
+) -> BenchmarkOptions:
+    """A ``replay:`` run re-scores a recorded run of the same benchmark and prompt: refuse
+    another, and take the scale options the user did not give (``--trials``, ``--limit``)
+    from the recorded run so that every replayed unit has an answer."""
+    recorded = getattr(model, "manifest", None)
+    if not isinstance(recorded, dict):
+        return options
+    source = model.spec.removeprefix("replay:")
+    if recorded.get("benchmark") != benchmark.name:
+        raise CrevalError(
+            f"{source} is a run of {recorded.get('benchmark')!r}, not {benchmark.name!r}: "
+            f"replay it with `creval run {recorded.get('benchmark')} --model {model.spec}`."
+        )
+    old_prompt = recorded.get("generation", {}).get("prompt")
+    new_prompt = benchmark.generation_fingerprint(options).get("prompt")
+    if old_prompt is not None and new_prompt is not None and old_prompt != new_prompt:
+        raise CrevalError(
+            f"{source} was run with another prompt ({old_prompt} then, {new_prompt} now): the "
+            "replayed answers would not match. Pass the same --prompt-file (or none) as that run."
+        )
+    old = recorded.get("options", {})
+    update = {
+        name: old[name]
+        for name in type(options).model_fields
+        if options.kind_of(name) == "scale" and name in old
+        and name not in options.model_fields_set
+    }
+    return benchmark.parse_options({**options.model_dump(exclude_unset=True), **update})
+
+
+def _check_inputs(store: RunStore, units: list[Unit], out: Path) -> None:
+    """Refuse to score a unit whose input changed since it ran (a ``*_digest`` in its meta,
+    such as the SAT story's, differs from the record's)."""
+    latest = store.latest()
+    for unit in units:
+        record = latest.get(unit.key)
+        if record is None:
+            continue
+        for name, value in unit.meta.items():
+            if name.endswith("digest") and name in record.unit and record.unit[name] != value:
+                raise CrevalError(
+                    f"{out}: the input of {unit.key} changed since it was run ({name} "
+                    f"{record.unit[name]} then, {value} now), so its answer would be scored "
+                    "against a different original. Restore the input file this run used, or "
+                    "use another --out for a new run."
+                )
 
 
 def run_benchmark(
     benchmark: Benchmark, options: BenchmarkOptions, out: Path, settings: RunSettings
 ) -> RunResult:
-    """Run ``benchmark`` into ``out`` (resuming what is there), score it, write the report."""
-    units = benchmark.units(options)  # bad input stops here, before anything is written
+    """Run ``benchmark`` into ``out`` (resuming what is there), score it, write the report.
+
+    Bad input (options, files, a model spec, an endpoint that does not answer) stops before
+    the run directory is created or changed.
+    """
     model = get_model(settings.model, settings.model_options)
+    if settings.model.startswith("replay:"):
+        options = _replay_options(benchmark, options, model)
+    units = benchmark.units(options)
     models: dict[str, Model] = {"target": model}
     if "judge" in benchmark.roles:
         same = settings.judge in (None, settings.model) and settings.judge_options is None
         models["judge"] = model if same else get_model(
             settings.judge or settings.model, settings.judge_options or settings.model_options
         )
+    unique = list({id(m): m for m in models.values()}.values())
     manifest = build_manifest(benchmark, options, models)
-    store = RunStore(out)
-    old = store.read_manifest()
+    old = read_manifest(out)
     if old is not None:
         _check_compatible(old, manifest, out)
         manifest["created"] = old.get("created", manifest["created"])
+    finished = {k for k, r in latest_records(read_records(out / RECORDS)).items() if r.status == "ok"}
+    if any(u.key not in finished for u in units):
+        asyncio.run(_preflight(unique))
+    store = RunStore(out)
+    _check_inputs(store, units, out)
     store.write_manifest(manifest)
 
     cache = ResponseCache(settings.cache) if settings.cache is not None else None
@@ -107,23 +181,29 @@ def run_benchmark(
     started = time.time()
     try:
         if pending:
-            asyncio.run(_run(runner, list(models.values()), units, settings.concurrency))
+            asyncio.run(_run(runner, unique, units, settings.concurrency))
     finally:
+        seconds = time.time() - started
         store.log_invocation(
-            {"seconds": time.time() - started, "pending": len(pending), **runner.counters.as_dict()}
+            {"seconds": seconds, "pending": len(pending), **runner.counters.as_dict()}
         )
         if cache is not None:
             cache.close()
     scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
-    usage_history = [
-        {k: inv.get(k) for k in ("units_done", "units_failed", "models")}
-        for inv in store.invocations()
-    ]
+    history = store.invocations()
     scores["usage"] = {
-        "this_invocation": runner.counters.as_dict(),
-        "all_invocations": sum_usage(usage_history),
-        "invocations": len(usage_history),
+        "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
+        "all_invocations": {
+            **sum_usage(history),
+            "seconds": round(sum(float(i.get("seconds") or 0) for i in history), 3),
+        },
+        "invocations": len(history),
     }
+    scores["run_warnings"] = [  # of this invocation; a reused scores.json drops them
+        f"{endpoint} stopped answering ({error}); {runner.counters.units_not_run} unit(s) "
+        "were not run. Start the server and run the same command again to resume."
+        for endpoint, error in runner.down.items()
+    ]
     artifacts = benchmark.write_artifacts(scores, options, out)
     if artifacts:
         scores["artifacts"] = artifacts
@@ -132,22 +212,16 @@ def run_benchmark(
 
     write_report(out, manifest, scores)
     store.close()
-    return RunResult(benchmark.name, out, scores, runner.counters, len(pending))
+    return RunResult(benchmark.name, out, scores, runner.counters, len(pending), dict(runner.down))
 
 
 async def _run(
     runner: Runner, models: list[Model], units: list[Any], concurrency: int | None
 ) -> None:
-    unique = list({id(m): m for m in models}.values())
     try:
-        try:
-            for model in unique:
-                await _preflight(model)
-        except EndpointUnreachable as exc:
-            raise CrevalError(str(exc)) from None
         await runner.run(units, concurrency=concurrency)
     finally:
-        for model in unique:
+        for model in models:
             with contextlib.suppress(Exception):
                 await model.aclose()
 
@@ -166,8 +240,10 @@ def _score(
     previous = store.read_scores()
     if not force and previous is not None and previous.get("inputs_digest") == inputs_digest:
         previous.pop("usage", None)
+        previous.pop("run_warnings", None)
         return previous
-    latest = store.latest()
+    every = store.records()
+    latest = latest_records(every)
     records = [latest[k] for k in keys if k in latest]
     scores = benchmark.score(records, options)
     errors = [r for r in records if r.status == "error"]
@@ -178,7 +254,28 @@ def _score(
         "finished": sum(r.status == "ok" for r in records),
         "errors": len(errors),
         "missing": len(keys) - len(records),
+        # records.jsonl is append-only: lines replaced by a later line of the same unit
+        "superseded_lines": superseded_count(every),
     }
     scores["errors"] = [{"key": r.key, "error": (r.error or "")[:500]} for r in errors[:20]]
+    scores["error_causes"] = error_causes([r.error or "" for r in errors])
     scores["inputs_digest"] = inputs_digest
     return scores
+
+
+def error_causes(errors: list[str], *, most: int = 5) -> list[dict[str, Any]]:
+    """The distinct causes of unit errors, most frequent first, with their counts.
+
+    A cause is the error's first line without its attempt count, so the same failure after
+    2 or 5 attempts counts once.
+
+    >>> error_causes(["ModelError: 404 (does --base-url need to end in /v1?)",
+    ...               "ModelError: 404 (does --base-url need to end in /v1?)",
+    ...               "TransientModelError after 5 attempts: 503"])[1]
+    {'cause': 'TransientModelError: 503', 'count': 1}
+    """
+    causes = Counter(
+        re.sub(r" after \d+ attempts:", ":", (e.strip().splitlines() or ["(no message)"])[0])[:300]
+        for e in errors
+    )
+    return [{"cause": c, "count": n} for c, n in causes.most_common(most)]

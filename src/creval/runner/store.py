@@ -1,7 +1,8 @@
 """The run store: a directory with ``manifest.json``, ``records.jsonl`` and ``scores.json``.
 
-``records.jsonl`` is append-only: one line per finished unit of work, flushed and fsynced
-before the next unit is acknowledged. A process killed mid-write can leave at most one
+``records.jsonl`` is append-only: one line each time a unit of work finishes, flushed and
+fsynced before the next unit is acknowledged. A unit that ended in an error and was retried
+has a later line too; readers take the last line per key (:mod:`creval.records`). A process killed mid-write can leave at most one
 partial last line; opening the store cuts it off, so a resumed run never appends to a
 broken line and never duplicates a record.
 """
@@ -13,29 +14,25 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field, ValidationError
+from typing import Any
 
 from creval.errors import CrevalError
+from creval.records import RECORDS, Record, latest_records, read_records
+
+__all__ = ["RECORDS", "Record", "RunStore", "read_manifest", "read_records", "write_json_atomic"]
 
 MANIFEST = "manifest.json"
-RECORDS = "records.jsonl"
 SCORES = "scores.json"
 INVOCATIONS = "invocations.jsonl"
 
 
-class Record(BaseModel):
-    """One finished unit of work."""
+def _umask_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
-    key: str
-    status: Literal["ok", "error"]
-    unit: dict[str, Any] = Field(default_factory=dict)
-    output: dict[str, Any] = Field(default_factory=dict)
-    calls: list[dict[str, Any]] = Field(default_factory=list)
-    error: str | None = None
-    started: float = 0.0
-    seconds: float = 0.0
+
+_FILE_MODE = _umask_mode()
 
 
 def write_json_atomic(path: Path, value: Any) -> None:
@@ -47,28 +44,20 @@ def write_json_atomic(path: Path, value: Any) -> None:
         fh.write("\n")
         fh.flush()
         os.fsync(fh.fileno())
+    os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; the rest of the run is 0644 (umask)
     os.replace(tmp, path)
 
 
-def read_records(path: Path) -> list[Record]:
-    """Read a records file; a partial (unterminated) last line is ignored."""
+def read_manifest(root: Path) -> dict[str, Any] | None:
+    """The manifest of the run directory ``root``, or None; read-only."""
+    path = Path(root) / MANIFEST
     if not path.exists():
-        return []
-    records: list[Record] = []
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    complete = lines[:-1]  # the piece after the last newline is empty or partial
-    for number, raw in enumerate(complete, start=1):
-        if not raw.strip():
-            continue
-        try:
-            records.append(Record.model_validate_json(raw))
-        except ValidationError as exc:
-            raise CrevalError(
-                f"{path}:{number}: not a valid creval record ({exc.errors()[0]['msg']}). "
-                "Fix or delete that line, or start a new run with another --out."
-            ) from None
-    return records
+        return None
+    try:
+        value: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CrevalError(f"{path} is not valid JSON ({exc}).") from None
+    return value
 
 
 class RunStore:
@@ -99,13 +88,7 @@ class RunStore:
         return self.root / MANIFEST
 
     def read_manifest(self) -> dict[str, Any] | None:
-        if not self.manifest_path.exists():
-            return None
-        try:
-            value: dict[str, Any] = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise CrevalError(f"{self.manifest_path} is not valid JSON ({exc}).") from None
-        return value
+        return read_manifest(self.root)
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         write_json_atomic(self.manifest_path, manifest)
@@ -116,7 +99,7 @@ class RunStore:
 
     def latest(self) -> dict[str, Record]:
         """The last record per unit key (a retried error is replaced by its success)."""
-        return {r.key: r for r in self.records()}
+        return latest_records(self.records())
 
     def append(self, record: Record) -> None:
         line = record.model_dump_json().encode("utf-8") + b"\n"

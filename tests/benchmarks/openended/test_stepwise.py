@@ -130,3 +130,15 @@ def test_empty_greedy_answer_falls_back_to_most_probable_candidate() -> None:
 
 def test_render_steps() -> None:
     assert render_steps(["a", "b"]) == "Step 1: a\nStep 2: b"
+
+
+def test_a_step_that_copies_the_answer_format_is_not_valid() -> None:
+    from creval.benchmarks.common import answer_placeholders, load_prompt
+    from creval.benchmarks.openended.stepwise import candidate_record
+    from creval.models.base import Completion
+
+    placeholders = answer_placeholders(load_prompt("openended_step_macgyver"))
+    echo = candidate_record(Completion(text="Step 1: <the step>"), 1, placeholders=placeholders)
+    real = candidate_record(Completion(text="Step 1: Bend the wire."), 1, placeholders=placeholders)
+    assert not echo["valid"] and echo["rejected"] == "copied the answer format's placeholder"
+    assert real["valid"] and "rejected" not in real

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from creval.metrics.dat import DATResult, dat_all_valid, dat_olson, summarize_dat
+from creval.benchmarks.common import answer_placeholders, load_prompt
+from creval.metrics.dat import PLACEHOLDER, DATResult, dat_all_valid, dat_olson, summarize_dat
 from creval.text.lists import parse_word_list
 
 if TYPE_CHECKING:
@@ -19,6 +20,10 @@ def _dictionary(path: str | None) -> frozenset[str]:
     from creval.text.dictionary import default_english_dictionary, load_word_list
 
     return load_word_list(path) if path else default_english_dictionary()
+
+
+def _placeholders(options: DATOptions) -> frozenset[str]:
+    return answer_placeholders(load_prompt(f"dat_{options.lang}", options.prompt_file))
 
 
 @dataclass
@@ -34,6 +39,8 @@ class DATScorer:
 
     @classmethod
     def from_options(cls, options: DATOptions) -> DATScorer:
+        """The scorer of these options; answers that copy the prompt's placeholder word
+        (``noun`` in its ``1. noun`` format) are invalid."""
         variant = options.variant
         if variant == "auto":
             variant = "olson" if options.lang == "en" else "all-valid"
@@ -46,6 +53,7 @@ class DATScorer:
         from creval.embed import get_word_vectors
 
         dictionary = _dictionary(options.dictionary)
+        placeholders = _placeholders(options)
         # A text file (GloVe 840B is 5.6 GB) is read for the dictionary's words only.
         restrict = None if options.vectors == "glove-6b-50d" else dictionary
         vectors = get_word_vectors(options.vectors, vocabulary=restrict)
@@ -59,11 +67,13 @@ class DATScorer:
         if variant == "olson":
             def score(words: Sequence[str]) -> DATResult:
                 return dat_olson(words, vocabulary=vocabulary, vectors=vectors.vectors,
-                                 minimum=options.minimum)
+                                 minimum=options.minimum, placeholders=placeholders)
         else:
             from creval.metrics.dat import olson_validate
 
             def check(word: str) -> str | None:
+                if word in placeholders:
+                    return PLACEHOLDER
                 return None if word in vocabulary else "not in the dictionary with a vector"
 
             def score(words: Sequence[str]) -> DATResult:
@@ -83,9 +93,13 @@ class DATScorer:
 
         checker = JapaneseNounChecker()
         embedder = get_embedder(options.embedder)
+        placeholders = _placeholders(options)
+
+        def check(word: str) -> str | None:
+            return PLACEHOLDER if word in placeholders else checker.check(word)
 
         def score(words: Sequence[str]) -> DATResult:
-            return dat_all_valid(words, is_valid=checker.check, embed=embedder.embed,
+            return dat_all_valid(words, is_valid=check, embed=embedder.embed,
                                  expected=options.words)
 
         resources = {"embedder": embedder.identity(), "noun_check": "sudachipy (SplitMode.C)"}

@@ -16,7 +16,7 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register
 from creval.benchmarks.common import load_prompt, text_digest
 from creval.benchmarks.openended.stepwise import StepSettings, solve_stepwise
 from creval.errors import CrevalError
-from creval.models.base import Completion, GenerateRequest
+from creval.models.base import Capabilities, Completion, GenerateRequest
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -54,7 +54,7 @@ class OpenEndedOptions(BenchmarkOptions):
     top_p: float = option(0.9, "Nucleus (top-p) of the candidates.", gt=0.0, le=1.0)
     max_steps: int = option(10, "Maximum steps of a solution.", ge=1)
     step_max_tokens: int = option(96, "Maximum tokens of one step.", ge=8)
-    max_tokens: int = option(512, "Maximum tokens of a judge answer.", ge=16)
+    judge_max_tokens: int = option(512, "Maximum tokens of a judge's answer.", ge=16)
     continuation: Literal["greedy", "highest_probability"] = option(
         "greedy", "How the solution is extended: a greedy answer (paper) or the most probable "
         "sampled candidate (upstream code).",
@@ -87,6 +87,10 @@ class OpenEndedBenchmark(Benchmark):
     seed_paper = "001"
     Options = OpenEndedOptions
     roles = ("target", "judge")
+    renamed_options: ClassVar[dict[str, str]] = {
+        "max_tokens": "use --step-max-tokens for the model's steps and --judge-max-tokens for "
+        "the judge's answer.",
+    }
 
     def _template(self, options: OpenEndedOptions) -> str:
         return load_prompt(f"openended_step_{self.domain}", options.prompt_file)
@@ -130,9 +134,7 @@ class OpenEndedBenchmark(Benchmark):
                 caps = ctx.capabilities("target")
                 chosen = dataclasses.replace(settings, logprobs=caps.logprobs)
                 output = await solve_stepwise(target, template, source, fields, chosen)
-                output["logprobs"] = (
-                    "sampling" if caps.sampling_logprobs else "model" if caps.logprobs else "none"
-                )
+                output["logprobs"] = logprob_label(output, caps)
                 output["verdicts"] = await self._judge(ctx, problem, output, judges, options)
                 return output
 
@@ -154,7 +156,7 @@ class OpenEndedBenchmark(Benchmark):
 
         return await judge_solution(
             judges, judge_model, problem=problem.judge_text(), solution=solution,
-            domain=self.domain, embedder=options.judge_embedder, max_tokens=options.max_tokens,
+            domain=self.domain, embedder=options.judge_embedder, max_tokens=options.judge_max_tokens,
         )
 
     def score(self, records: list[Record], options: Any) -> dict[str, Any]:
@@ -162,6 +164,22 @@ class OpenEndedBenchmark(Benchmark):
 
         assert isinstance(options, OpenEndedOptions)
         return score_openended(records, options, domain=self.domain)
+
+
+def logprob_label(output: dict[str, Any], caps: Capabilities) -> str:
+    """Which log-probabilities the step candidates actually came back with: ``sampling``,
+    ``model``, ``partial`` (some candidates had none) or ``none``.
+
+    >>> out = {"steps": [{"candidates": [{"has_logprobs": True}, {"has_logprobs": False}]}]}
+    >>> logprob_label(out, Capabilities(logprobs=True))
+    'partial'
+    """
+    returned = [c.get("has_logprobs", False) for s in output["steps"] for c in s["candidates"]]
+    if not any(returned):
+        return "none"
+    if not all(returned):
+        return "partial"
+    return "sampling" if caps.sampling_logprobs else "model"
 
 
 @register_benchmark

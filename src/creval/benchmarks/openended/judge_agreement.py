@@ -13,7 +13,7 @@ Offline it uses ten labelled solutions to our MacGyver starter problems (labels 
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.errors import CrevalError
@@ -30,7 +30,7 @@ class JudgeAgreementOptions(BenchmarkOptions):
     problems: str | None = option(None, "The MacGyver sheet (.xlsx/.csv) with the problem texts.", kind="scale")
     judges: str = option("multiagent,chateval,oneshot", "Comma-separated judges to compare.")
     judge_embedder: str = option("minilm", "Embedder of the multi-agent judge's fragment store.")
-    max_tokens: int = option(512, "Maximum tokens of a judge answer.", ge=16)
+    judge_max_tokens: int = option(512, "Maximum tokens of a judge's answer.", ge=16)
     rule: Literal["all", "effectiveness"] = option(
         "all", "Correct = every criterion yes (all), or the effectiveness verdict alone.", kind="scoring"
     )
@@ -58,6 +58,9 @@ class MacGyverJudges(Benchmark):
     seed_paper = "001"
     Options = JudgeAgreementOptions
     roles = ("target", "judge")
+    renamed_options: ClassVar[dict[str, str]] = {
+        "max_tokens": "use --judge-max-tokens for the judge's answer.",
+    }
 
     def units(self, options: Any) -> list[Unit]:
         from creval.benchmarks.openended.benchmark import parse_judges
@@ -76,7 +79,7 @@ class MacGyverJudges(Benchmark):
 
                 verdicts = await judge_solution(
                     judges, judge_model, problem=label.problem or "", solution=label.solution,
-                    domain="macgyver", embedder=options.judge_embedder, max_tokens=options.max_tokens,
+                    domain="macgyver", embedder=options.judge_embedder, max_tokens=options.judge_max_tokens,
                 )
                 return {"verdicts": verdicts}
 

@@ -193,11 +193,20 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> dict
         "solutions": len(ok),
         "steps_scored": len(scored),
     }
+    warnings = []
+    if sources & {"none", "partial", None}:
+        warnings.append(
+            "Only the discrete semantic entropy could be computed for "
+            f"{sum(r.output.get('logprobs') in ('none', 'partial', None) for r in ok)} of "
+            f"{len(ok)} solution(s): the model returned no log-probabilities for some "
+            "candidates (an OpenAI-compatible server needs logprobs support)."
+        )
     if "sampling" not in sources or len(sources) > 1:
         notes.append(
             "Log-probabilities: " + ", ".join(sorted(str(s) for s in sources)) + " (sampling = the "
-            "distribution actually sampled; model = the raw model distribution; none = only the "
-            "discrete entropy could be computed)."
+            "distribution actually sampled; model = the raw model distribution; partial or none = "
+            "some or all candidates came back without them, so only the discrete entropy could "
+            "be computed there)."
         )
     calls = sum(s.get("entailment_calls", 0) for s in scored)
     all_pairs = sum(s["valid"] * (s["valid"] - 1) for s in scored)
@@ -219,4 +228,5 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> dict
         "resources": {"entailment": nli.identity(), "embedder": embedder.identity()},
         "entailment_counts": nli.counts(),
         "notes": notes,
+        "warnings": warnings,
     }

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from creval.benchmarks.common import format_prompt
+from creval.benchmarks.common import answer_placeholders, format_prompt, is_placeholder
 from creval.models.base import Completion, GenerateRequest, TokenLogprob
 
 Generate = Callable[[GenerateRequest], Awaitable[list[Completion]]]
@@ -114,17 +114,28 @@ def trimmed_logprobs(
     return kept or [t.logprob for t in tokens]
 
 
-def candidate_record(completion: Completion, step: int) -> dict[str, Any]:
-    """What the run store keeps of one sampled candidate."""
+def candidate_record(
+    completion: Completion, step: int, *, placeholders: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """What the run store keeps of one sampled candidate.
+
+    A step that only repeats a placeholder of the prompt's answer format (``<the step>``)
+    is not valid: it is recorded with ``rejected`` saying so.
+    """
     parsed = parse_step(completion.text, step)
+    echo = parsed.valid and is_placeholder(parsed.text, placeholders)
     record: dict[str, Any] = {
         "raw": completion.text,
         "text": parsed.text,
         "finished": parsed.finished,
-        "valid": parsed.valid,
+        "valid": parsed.valid and not echo,
         "finish_reason": completion.finish_reason,
+        # what came back, not what the backend claims it can do
+        "has_logprobs": completion.tokens is not None,
     }
-    if completion.tokens is not None and parsed.valid:
+    if echo:
+        record["rejected"] = "copied the answer format's placeholder"
+    if completion.tokens is not None and record["valid"]:
         values = trimmed_logprobs(completion.tokens, completion.text, parsed.start, parsed.end)
         record["logprob_sum"] = float(sum(values))
         record["logprob_mean"] = float(sum(values) / len(values)) if values else None
@@ -177,6 +188,7 @@ async def solve_stepwise(
     steps: list[str] = []
     trace: list[dict[str, Any]] = []
     stop_reason = "max_steps"
+    placeholders = answer_placeholders(template)
     for number in range(1, settings.max_steps + 1):
         prompt = format_prompt(
             template, source, **fields, steps=render_steps(steps), step=str(number),
@@ -187,14 +199,16 @@ async def solve_stepwise(
             max_tokens=settings.step_max_tokens, seed=settings.seed, logprobs=settings.logprobs,
             logprob_source="sampling",
         )
-        candidates = [candidate_record(c, number) for c in await generate(sampled)]
+        candidates = [
+            candidate_record(c, number, placeholders=placeholders) for c in await generate(sampled)
+        ]
         greedy: dict[str, Any] | None = None
         if settings.continuation == "greedy":
             request = GenerateRequest.chat(
                 prompt, temperature=0.0, max_tokens=settings.step_max_tokens, seed=settings.seed
             )
             (answer,) = await generate(request)
-            greedy = candidate_record(answer, number)
+            greedy = candidate_record(answer, number, placeholders=placeholders)
         chosen, finished = _continue_with(candidates, greedy, settings)
         trace.append(
             {"step": number, "candidates": candidates, "greedy": greedy,

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt, single_turn_unit, text_digest
 from creval.benchmarks.sat.stories import Story, load_stories
+from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.runner.engine import Unit
 from creval.runner.store import Record
@@ -84,6 +85,7 @@ class SAT(Benchmark):
             if not text:
                 empty.append(story_id)
             elif story_id in originals:
+                _check_digest(originals[story_id], r)
                 pairs.append((originals[story_id], text))
         spec = options.embedder or DEFAULT_EMBEDDER[options.lang]
         embedder = get_embedder(spec)
@@ -110,3 +112,14 @@ class SAT(Benchmark):
                 "Empty rewrites are excluded from the mean and counted.",
             ],
         }
+
+
+def _check_digest(story: Story, record: Record) -> None:
+    """A rewrite is scored only against the story it was asked for."""
+    recorded = record.unit.get("story_digest")
+    if recorded is not None and recorded != text_digest(story.story):
+        raise CrevalError(
+            f"Story {story.id!r} is not the one this run rewrote (its digest was {recorded}, "
+            f"the stories file now gives {text_digest(story.story)}). Score with the stories "
+            "file the run used (--stories), or run again into another --out."
+        )
