@@ -180,3 +180,7 @@ def score_neocoder(
         typer.echo(f"- {note}")
     if out is not None:
         out.write_text(json.dumps(scores, indent=2, default=str), encoding="utf-8")
+
+
+# Seed 002 metrics (ci, templates, ppl) live in their own module and register themselves here.
+from creval import cli_score_metrics  # noqa: E402,F401

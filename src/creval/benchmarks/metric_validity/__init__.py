@@ -1,0 +1,128 @@
+"""Metric validity (seed 002): do creativity metrics tell creative from uncreative texts?
+
+For a domain's two labelled sets (creative, uncreative) every metric scores every text:
+the Creativity Index against a local infini-gram index, perplexity under ``--model``,
+syntactic templates (spaCy POS tags), and lexical diversity per set. The report gives,
+per metric, the two sets' means and spreads, AUROC, accuracy and F1 at the best and at a
+fixed threshold, Cohen's d with a bootstrap interval, the distributions' overlap, the
+rank correlations between metrics, and the Creativity Index's sensitivity to L.
+
+The model is called only for perplexity (one unit per text); everything else is computed
+when scoring, so ``--metrics`` and the index can change without asking the model again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.common import text_digest
+from creval.benchmarks.metric_validity.data import LabelledText, balanced_sample, load_domain
+from creval.errors import CrevalError
+from creval.runner.engine import Unit, UnitContext
+from creval.runner.store import Record
+
+METRIC_NAMES = ("ci", "ppl", "templates", "diversity")
+PPL_BACKENDS = "local and hf (in-process models that give prompt log-probabilities)"
+
+
+class MetricValidityOptions(BenchmarkOptions):
+    domain: Literal["writing", "problem-solving", "ideation", "custom"] = option(
+        "problem-solving", "Which creative/uncreative pair of sets to compare.")
+    data: str | None = option(
+        None, "problem-solving: macgyver_solvable_labeled.jsonl; writing: the creativity_index "
+        "folder or a JSONL with text and label. Default: our starter set.")
+    creative: str | None = option(None, "JSONL of creative texts (ideation, custom).")
+    uncreative: str | None = option(None, "JSONL of uncreative texts (ideation, custom).")
+    limit: int | None = option(None, "Use N texts in all, half from each set (balanced).",
+                               kind="scale", ge=2)
+    metrics: str = option("ci,ppl,templates,diversity",
+                          f"Comma-separated subset of {', '.join(METRIC_NAMES)}.", kind="scoring")
+    index: str | None = option(None, "Local index folder (creval index build); default: the "
+                               "small starter index built on first use.", kind="scoring")
+    min_l: int = option(5, "Smallest L of the Creativity Index range.", kind="scoring", ge=1)
+    max_l: int = option(7, "Largest L of the Creativity Index range.", kind="scoring", ge=1)
+    tagger: str = option("spacy", "POS tagger: spacy or spacy:NAME.", kind="scoring")
+    template_n: int = option(5, "Template length n (POS tags).", kind="scoring", ge=1)
+    top_k: int = option(100, "Number of templates (most frequent POS n-grams).", kind="scoring", ge=1)
+
+
+def _metrics(options: MetricValidityOptions) -> list[str]:
+    chosen = [m.strip() for m in options.metrics.split(",") if m.strip()]
+    unknown = sorted(set(chosen) - set(METRIC_NAMES))
+    if unknown or not chosen:
+        raise CrevalError(f"--metrics takes a comma-separated subset of {', '.join(METRIC_NAMES)}; "
+                          f"got {options.metrics!r}.")
+    if options.max_l < options.min_l:
+        raise CrevalError(f"--max-l ({options.max_l}) must be >= --min-l ({options.min_l}).")
+    return chosen
+
+
+async def _perplexity(ctx: UnitContext, text: str) -> dict[str, Any]:
+    """Token-weighted perplexity of ``text`` under the target model, or why there is none."""
+    from creval.metrics.perplexity import perplexity
+    from creval.models.base import ModelError
+
+    if not ctx.capabilities("target").prompt_logprobs:
+        return {"ppl_error": f"the model gives no prompt log-probabilities; backends that do: {PPL_BACKENDS}"}
+    scorer = getattr(ctx, "prompt_logprobs", None)
+    if scorer is None:  # until UnitContext offers prompt log-probabilities itself
+        scorer = ctx._runner.models["target"].prompt_logprobs  # type: ignore[attr-defined]
+    try:
+        tokens = await scorer(text)
+    except ModelError as exc:
+        return {"ppl_error": str(exc)}
+    if not tokens:
+        return {"ppl_error": "no scored token (the text has fewer than two tokens)"}
+    return {"ppl": perplexity([t.logprob for t in tokens]), "ppl_tokens": len(tokens)}
+
+
+def _unit(item: LabelledText, domain: str, with_ppl: bool) -> Unit:
+    async def run(ctx: UnitContext) -> dict[str, Any]:
+        if not with_ppl or not item.text.strip():
+            return {}
+        return await _perplexity(ctx, item.text)
+
+    meta = {"id": item.id, "label": item.label, "group": item.group, "text_digest": text_digest(item.text)}
+    return Unit(key=f"{domain}/{item.id}", run=run, meta=meta)
+
+
+@register_benchmark
+class MetricValidity(Benchmark):
+    name = "metric-validity"
+    description = ("Seed 002: Creativity Index, perplexity and syntactic templates on "
+                   "creative vs uncreative texts (AUROC, effect sizes, agreement).")
+    seed_paper = "002"
+    Options = MetricValidityOptions
+
+    def items(self, options: MetricValidityOptions) -> list[LabelledText]:
+        loaded = load_domain(options.domain, options.data, creative=options.creative,
+                             uncreative=options.uncreative)
+        per_class = options.limit // 2 if options.limit else None
+        return balanced_sample(loaded, per_class=per_class, seed=options.seed)
+
+    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
+        assert isinstance(options, MetricValidityOptions)
+        fingerprint = options.by_kind("generation")
+        fingerprint["ppl"] = "ppl" in _metrics(options)
+        return fingerprint
+
+    def units(self, options: Any) -> list[Unit]:
+        assert isinstance(options, MetricValidityOptions)
+        with_ppl = "ppl" in _metrics(options)
+        return [_unit(item, options.domain, with_ppl) for item in self.items(options)]
+
+    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+        assert isinstance(options, MetricValidityOptions)
+        from creval.benchmarks.metric_validity.report import score_items
+
+        return score_items(self.items(options), records, options, _metrics(options))
+
+    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
+        from creval.benchmarks.metric_validity.plots import write_plots
+
+        return write_plots(scores, out)
+
+
+__all__ = ["MetricValidity", "MetricValidityOptions"]

@@ -1,0 +1,140 @@
+"""Scores of a metric-validity run: every chosen metric per text, then the analysis."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from creval.benchmarks.metric_validity.analysis import metric_agreement, separation_table
+from creval.benchmarks.metric_validity.data import LabelledText
+from creval.benchmarks.metric_validity.scoring import (
+    PerText,
+    creativity_scores,
+    diversity_scores,
+    starter_index_dir,
+    template_scores,
+)
+from creval.runner.store import Record
+
+SMALL_INDEX_WORDS = 1_000_000
+
+
+def _perplexities(items: list[LabelledText], records: list[Record], per_text: PerText,
+                  excluded: Counter[str]) -> None:
+    by_id = {str(r.unit.get("id")): r for r in records}
+    for item in items:
+        record = by_id.get(item.id)
+        if record is None:
+            excluded["ppl: not run yet"] += 1
+        elif record.status != "ok":
+            excluded["ppl: unit failed"] += 1
+        elif "ppl" in record.output:
+            per_text.setdefault(item.id, {})["ppl"] = float(record.output["ppl"])
+        elif item.text.strip():
+            excluded[f"ppl: {record.output.get('ppl_error', 'no value')}"] += 1
+        else:
+            excluded["ppl: empty text"] += 1
+
+
+def score_items(items: list[LabelledText], records: list[Record], options: Any,
+                metrics: list[str]) -> dict[str, Any]:
+    per_text: PerText = {}
+    excluded: Counter[str] = Counter()
+    notes = [
+        f"Domain {options.domain}: {sum(i.label for i in items)} creative and "
+        f"{sum(1 - i.label for i in items)} uncreative texts (balanced, seed {options.seed}).",
+        "AUROC and thresholds read each metric in seed 002's direction (CI and perplexity: "
+        "higher = creative; templates per token: lower = creative). The fixed threshold is the "
+        "median of all scores.",
+    ]
+    out: dict[str, Any] = {}
+    if "ci" in metrics:
+        index_dir = Path(options.index) if options.index else starter_index_dir()
+        ci = creativity_scores(items, index_dir, min_l=options.min_l, max_l=options.max_l,
+                               per_text=per_text, excluded=excluded)
+        out["creativity_index"] = ci
+        notes.append(
+            f"Creativity Index over L = {options.min_l}..{options.max_l} (mean and sum of "
+            f"L-uniqueness), exact word matches in {index_dir} ({ci['index']['words']} words); "
+            f"{ci['queries']} index queries for {len(items)} texts. Near-verbatim matching "
+            "(seed 002 appendix B) is not implemented."
+        )
+        if (ci["index"]["words"] or 0) < SMALL_INDEX_WORDS:
+            notes.append("The reference corpus is small: few spans match, which inflates "
+                         "L-uniqueness compared with the web-scale corpora of the papers.")
+    if "ppl" in metrics:
+        _perplexities(items, records, per_text, excluded)
+        notes.append("Perplexity: token-weighted, from the target model's prompt log-probabilities.")
+    if "templates" in metrics:
+        out["templates"] = template_scores(items, options.tagger, n=options.template_n,
+                                           top_k=options.top_k, per_text=per_text, excluded=excluded)
+        notes.append(f"Templates: top {options.top_k} POS {options.template_n}-grams mined from "
+                     "both sets jointly; n-grams never cross sentences.")
+    if "diversity" in metrics:
+        out["diversity"] = diversity_scores(items)
+    labels = {i.id: i.label for i in items}
+    table = separation_table(per_text, labels, seed=options.seed)
+    sets = _set_table(out)
+    headline: dict[str, Any] = {f"auroc_{row['metric']}": row.get("auroc") for row in table}
+    headline |= {"texts": len(items), "excluded": sum(excluded.values())}
+    values = {
+        row["metric"]: {
+            name: [v[row["metric"]] for tid, v in per_text.items()
+                   if row["metric"] in v and labels.get(tid) == label]
+            for label, name in ((1, "creative"), (0, "uncreative"))
+        }
+        for row in table
+    }
+    return {
+        "headline": headline,
+        "sections": _sections(sets, metric_agreement(per_text), out, excluded),
+        "table": table,
+        "set_table": sets,
+        "agreement": metric_agreement(per_text),
+        "excluded": dict(excluded),
+        "values": values,
+        "per_text": per_text,
+        **out,
+        "notes": notes,
+    }
+
+
+def _set_table(out: dict[str, Any]) -> list[dict[str, Any]]:
+    """Set-level metrics: CR-POS, template rate, Distinct-n, Self-BLEU."""
+    rows = []
+    for name in ("creative", "uncreative"):
+        row: dict[str, Any] = {"set": name}
+        row |= out.get("templates", {}).get("sets", {}).get(name, {})
+        row |= out.get("diversity", {}).get(name, {})
+        rows.append({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()})
+    return rows
+
+
+def _sections(sets: list[dict[str, Any]], agreement: list[dict[str, Any]], out: dict[str, Any],
+              excluded: Counter[str]) -> list[dict[str, Any]]:
+    """Report sections beside the per-metric table (the report's "Items")."""
+    sections = [{"title": "Set-level metrics", "rows": sets,
+                 "text": "CR-POS and template rate (lower = more varied syntax), Distinct-n "
+                         "(higher = more diverse), Self-BLEU (lower = more diverse)."}]
+    if agreement:
+        sections.append({"title": "Agreement between metrics", "rows": agreement,
+                         "text": "Spearman's rho over the texts both metrics scored."})
+    ci = out.get("creativity_index")
+    if ci:
+        sections.append({"title": "Creativity Index by L range (seed 002 Table 3)",
+                         "rows": ci["index_by_range"],
+                         "text": "Mean sum of L-uniqueness per set; a text counts for a range "
+                                 "only when it has more words than the range's largest L."})
+        sections.append({"title": "L-uniqueness by L (seed 002 Figure 2)",
+                         "rows": [{k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
+                                  for r in ci["uniqueness_by_l"]]})
+    templates = out.get("templates")
+    if templates:
+        sections.append({"title": "Template rate by n (seed 002 Figure 4)", "rows": [
+            {k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
+            for r in templates["rate_by_n"]]})
+    if excluded:
+        sections.append({"title": "Excluded texts", "rows": [
+            {"reason": reason, "texts": count} for reason, count in sorted(excluded.items())]})
+    return sections

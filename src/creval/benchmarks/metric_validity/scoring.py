@@ -1,0 +1,171 @@
+"""Every metric of seed 002 for a list of labelled texts (plain functions, no runner).
+
+Per text: the Creativity Index (mean and sum of L-uniqueness over the range; one index
+query per text gives the spans from which every range is computed), templates per token,
+perplexity (from the run's records). Per set: CR-POS, template rate (and by n, seed 002
+Figure 4), Distinct-n and Self-BLEU. A text that a metric cannot score is counted with its
+reason under ``excluded`` and left out of that metric only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from creval.benchmarks.metric_validity.data import LabelledText
+from creval.errors import CrevalError
+from creval.metrics.creativity_index import creativity_index, spans_from_match_ends
+from creval.metrics.diversity import distinct_n, self_bleu
+from creval.metrics.templates import (
+    mine_templates,
+    pos_compression_ratio,
+    template_counts,
+    templates_per_token,
+)
+
+SENSITIVITY_RANGES = ((5, 5), (5, 7), (5, 9), (5, 11))
+FIGURE_NS = (4, 5, 6, 7, 8)
+SELF_BLEU_MAX_TEXTS = 100
+
+#: per text id: metric name -> value
+PerText = dict[str, dict[str, float]]
+
+
+def starter_index_dir() -> Path:
+    """The default offline index, built from our starter reference corpus on first use."""
+    from creval.index.build import build_index
+    from creval.paths import cache_root
+
+    corpus = resources.files("creval") / "data" / "metric_validity" / "reference_corpus.jsonl"
+    data = corpus.read_bytes()
+    target = cache_root() / "indexes" / f"metric-validity-starter-{hashlib.sha256(data).hexdigest()[:12]}"
+    if (target / "creval-index.json").is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".building-", dir=target.parent))
+    try:
+        source = work / "reference_corpus.jsonl"
+        source.write_bytes(data)
+        build_index([str(source)], work / "index", cpus=1, mem_gib=1)
+        try:
+            os.replace(work / "index", target)
+        except OSError:  # another process finished first
+            if not (target / "creval-index.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def creativity_scores(items: Sequence[LabelledText], index_dir: Path, *, min_l: int, max_l: int,
+                      per_text: PerText, excluded: Counter[str]) -> dict[str, Any]:
+    """Fill ``ci_mean``/``ci_sum`` per text; return the L sensitivity tables and the index."""
+    from creval.index.local import LocalIndex
+
+    index = LocalIndex(index_dir)
+    longest = max([max_l, *(hi for _, hi in SENSITIVITY_RANGES)])
+    by_l: dict[int, dict[int, list[float]]] = {label: {}for label in (1, 0)}
+    ranges: dict[int, dict[str, list[float]]] = {1: {}, 0: {}}
+    for item in items:
+        if not item.text.strip():
+            excluded["ci: empty text"] += 1
+            continue
+        tokens = index.words(item.text)
+        if len(tokens) <= max_l:
+            excluded[f"ci: {max_l} words or fewer"] += 1
+            continue
+        spans = spans_from_match_ends(index.match_ends(tokens))
+        main = creativity_index(len(tokens), spans, min_l=min_l, max_l=max_l)
+        per_text.setdefault(item.id, {}).update(ci_mean=main.mean, ci_sum=main.total)
+        top = min(longest, len(tokens) - 1)
+        curve = creativity_index(len(tokens), spans, min_l=1, max_l=top).uniqueness
+        for length, value in curve.items():
+            by_l[item.label].setdefault(length, []).append(value)
+        for lo, hi in SENSITIVITY_RANGES:
+            if len(tokens) > hi:
+                ranged = creativity_index(len(tokens), spans, min_l=lo, max_l=hi)
+                ranges[item.label].setdefault(f"{lo}-{hi}", []).append(ranged.total)
+    return {
+        "index": index.identity(),
+        "queries": index.queries,
+        "uniqueness_by_l": [
+            {"L": length, **{name: _mean(by_l[label].get(length, [])) for label, name in ((1, "creative"), (0, "uncreative"))}}
+            for length in range(1, longest + 1)
+        ],
+        "index_by_range": [
+            {"range": f"{lo}-{hi}",
+             **{f"{name}_sum": _mean(ranges[label].get(f"{lo}-{hi}", [])) for label, name in ((1, "creative"), (0, "uncreative"))},
+             **{f"{name}_n": len(ranges[label].get(f"{lo}-{hi}", [])) for label, name in ((1, "creative"), (0, "uncreative"))}}
+            for lo, hi in SENSITIVITY_RANGES
+        ],
+    }
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def template_scores(items: Sequence[LabelledText], tagger_spec: str, *, n: int, top_k: int,
+                    per_text: PerText, excluded: Counter[str]) -> dict[str, Any]:
+    """TPT per text; CR-POS and template rate per set; template rate by n (Figure 4).
+
+    Templates are mined from both sets jointly, as in seed 002.
+    """
+    from creval.pos import get_tagger, tags_only
+
+    tagger = get_tagger(tagger_spec)
+    tagged = [tags_only(t) for t in tagger.tag([item.text for item in items])]
+    usable = [(item, tags) for item, tags in zip(items, tagged, strict=True) if any(tags)]
+    if len(usable) < len(items):
+        excluded["templates: no tokens"] += len(items) - len(usable)
+    if not usable:
+        raise CrevalError("No text has a token to tag; the template metrics are undefined.")
+    all_tags = [tags for _, tags in usable]
+    templates = mine_templates(all_tags, n=n, top_k=top_k)
+    if not templates:
+        raise CrevalError(f"No text has {n} tokens in one sentence: no POS {n}-gram to mine.")
+    for (item, _), value in zip(usable, templates_per_token(all_tags, templates), strict=True):
+        per_text.setdefault(item.id, {})["tpt"] = value
+    sets: dict[str, dict[str, Any]] = {}
+    for label, name in ((1, "creative"), (0, "uncreative")):
+        tags = [t for item, t in usable if item.label == label]
+        counts = template_counts(tags, templates) if tags else []
+        sets[name] = {
+            "cr_pos": pos_compression_ratio(tags) if tags else None,
+            "template_rate": sum(c > 0 for c in counts) / len(counts) if counts else None,
+        }
+    by_n = []
+    for size in FIGURE_NS:
+        mined = mine_templates(all_tags, n=size, top_k=top_k)
+        row: dict[str, Any] = {"n": size}
+        for label, name in ((1, "creative"), (0, "uncreative")):
+            tags = [t for item, t in usable if item.label == label]
+            counts = template_counts(tags, mined) if (tags and mined) else []
+            row[name] = sum(c > 0 for c in counts) / len(counts) if counts else None
+        by_n.append(row)
+    return {"tagger": tagger.identity(), "templates": [" ".join(t) for t in templates[:10]],
+            "sets": sets, "rate_by_n": by_n}
+
+
+def diversity_scores(items: Sequence[LabelledText]) -> dict[str, dict[str, Any]]:
+    """Distinct-1..3 and Self-BLEU (first 100 texts: it is quadratic) per set."""
+    out: dict[str, dict[str, Any]] = {}
+    for label, name in ((1, "creative"), (0, "uncreative")):
+        texts = [i.text for i in items if i.label == label and i.text.strip()]
+        row: dict[str, Any] = {}
+        for n in (1, 2, 3):
+            try:
+                row[f"distinct_{n}"] = distinct_n(texts, n=n)
+            except ValueError:
+                row[f"distinct_{n}"] = None
+        sample = texts[:SELF_BLEU_MAX_TEXTS]
+        row["self_bleu"] = self_bleu(sample) if len(sample) >= 2 else None
+        out[name] = row
+    return out

@@ -1,0 +1,165 @@
+"""``creval score ci|templates|ppl TEXTS.jsonl``: one metric of seed 002 over any texts.
+
+Input: JSONL, one object per line with a text field (``--text-field``, default ``text``)
+and an optional ``id`` (default: the line number). Output: one JSON line per text with its
+``id`` and the metric's values, or ``excluded`` with the reason, to ``--out`` or stdout; a
+summary line goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from creval.cli_score import score_app
+from creval.errors import CrevalError
+
+TextField = Annotated[str, typer.Option(help="The text field of each JSONL line.")]
+Out = Annotated[Path | None, typer.Option(help="Write the JSON lines here instead of stdout.")]
+
+
+def read_texts(path: Path, field: str) -> list[tuple[str, str]]:
+    """``(id, text)`` per JSONL line; a missing or non-string text field stops with its line."""
+    from creval.benchmarks.common import jsonl_objects
+
+    if not path.is_file():
+        raise CrevalError(f"{path} does not exist. Pass a JSONL file with a {field!r} field per line.")
+    rows = jsonl_objects(path.read_text(encoding="utf-8").splitlines(), str(path))
+    out = []
+    for number, row in rows:
+        text = row.get(field)
+        if not isinstance(text, str):
+            raise CrevalError(f"{path}:{number}: no string field {field!r}. Pass --text-field NAME.")
+        out.append((str(row.get("id", number)), text))
+    if not out:
+        raise CrevalError(f"{path} holds no texts.")
+    return out
+
+
+def _write(rows: list[dict[str, Any]], out: Path | None, summary: str) -> None:
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    if out is None:
+        typer.echo(lines, nl=False)
+    else:
+        out.write_text(lines, encoding="utf-8")
+    typer.echo(summary + (f" -> {out}" if out else ""), err=True)
+
+
+@score_app.command("ci")
+def score_ci(
+    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    index: Annotated[Path | None, typer.Option(help="Local index folder (creval index build); default: the small starter index.")] = None,
+    min_l: Annotated[int, typer.Option(help="Smallest L of the range.")] = 5,
+    max_l: Annotated[int, typer.Option(help="Largest L of the range.")] = 7,
+    text_field: TextField = "text",
+    out: Out = None,
+) -> None:
+    """Creativity Index: L-uniqueness for every L (keyed by L) and its mean and sum."""
+    from creval.index.local import LocalIndex
+    from creval.index.scoring import score_text
+
+    if not 1 <= min_l <= max_l:
+        raise CrevalError("--min-l and --max-l need 1 <= min-l <= max-l.")
+    texts = read_texts(file, text_field)
+    if index is None:
+        from creval.benchmarks.metric_validity.scoring import starter_index_dir
+
+        index = starter_index_dir()
+    ix = LocalIndex(index)
+    rows: list[dict[str, Any]] = []
+    for text_id, text in texts:
+        outcome = score_text(ix, text, min_l=min_l, max_l=max_l)
+        if outcome.result is None:
+            rows.append({"id": text_id, "n_words": outcome.n_words, "excluded": outcome.excluded})
+        else:
+            rows.append({"id": text_id, **outcome.result.as_dict()})
+    scored = [float(r["creativity_index_mean"]) for r in rows if "excluded" not in r]
+    mean = sum(scored) / len(scored) if scored else None
+    _write(rows, out, f"ci: {len(scored)} scored, {len(rows) - len(scored)} excluded, "
+                      f"mean index {mean if mean is None else round(mean, 4)} over L = {min_l}..{max_l}; "
+                      f"{ix.queries} index queries; index {index} ({ix.manifest['words']} words)")
+
+
+@score_app.command("templates")
+def score_templates(
+    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    n: Annotated[int, typer.Option(help="Template length (POS tags).")] = 5,
+    top_k: Annotated[int, typer.Option(help="Number of templates.")] = 100,
+    reference: Annotated[Path | None, typer.Option(help="Mine the templates from these JSONL texts instead of the scored ones.")] = None,
+    tagger: Annotated[str, typer.Option(help="spacy or spacy:NAME.")] = "spacy",
+    text_field: TextField = "text",
+    out: Out = None,
+) -> None:
+    """Syntactic templates: templates per token per text; CR-POS and template rate overall."""
+    from creval.metrics.templates import (
+        mine_templates,
+        pos_compression_ratio,
+        template_counts,
+    )
+    from creval.pos import get_tagger, tags_only
+
+    if n < 1 or top_k < 1:
+        raise CrevalError("--n and --top-k must be positive.")
+    texts = read_texts(file, text_field)
+    pos = get_tagger(tagger)
+    tagged = [tags_only(t) for t in pos.tag([t for _, t in texts])]
+    source = tagged
+    if reference is not None:
+        source = [tags_only(t) for t in pos.tag([t for _, t in read_texts(reference, text_field)])]
+    templates = mine_templates([t for t in source if any(t)], n=n, top_k=top_k) if any(map(any, source)) else []
+    if not templates:
+        raise CrevalError(f"No text has {n} tokens in one sentence: no POS {n}-gram to mine. Lower --n.")
+    rows: list[dict[str, Any]] = []
+    usable: list[list[list[str]]] = []
+    for (text_id, _), tags in zip(texts, tagged, strict=True):
+        tokens = sum(len(s) for s in tags)
+        if tokens == 0:
+            rows.append({"id": text_id, "excluded": "no tokens"})
+            continue
+        (count,) = template_counts([tags], templates)
+        rows.append({"id": text_id, "tokens": tokens, "templates": count, "tpt": count / tokens})
+        usable.append(tags)
+    cr = pos_compression_ratio(usable) if usable else None
+    rate = sum(1 for r in rows if r.get("templates", 0) > 0) / len(usable) if usable else None
+    _write(rows, out, f"templates: n={n}, top {len(templates)}; CR-POS {cr if cr is None else round(cr, 4)}, "
+                      f"template rate {rate if rate is None else round(rate, 4)} over {len(usable)} texts")
+
+
+@score_app.command("ppl")
+def score_ppl(
+    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    model: Annotated[str, typer.Option("--model", "-m", help="local, local:PATH.gguf or hf:NAME (backends with prompt log-probabilities).")] = "local",
+    text_field: TextField = "text",
+    out: Out = None,
+) -> None:
+    """Perplexity of each text under a model (token-weighted), and over all texts pooled."""
+    import asyncio
+
+    from creval.metrics.perplexity import corpus_perplexity, perplexity
+    from creval.models import get_model
+    from creval.models.base import ModelError
+
+    texts = read_texts(file, text_field)
+    backend = get_model(model)
+    if not backend.capabilities.prompt_logprobs or not hasattr(backend, "prompt_logprobs"):
+        raise CrevalError(f"{model} gives no prompt log-probabilities; use local, local:PATH.gguf or hf:NAME.")
+    rows: list[dict[str, Any]] = []
+    pooled: list[list[float]] = []
+    for text_id, text in texts:
+        try:
+            tokens = asyncio.run(backend.prompt_logprobs(text)) if text.strip() else []
+        except ModelError as exc:
+            rows.append({"id": text_id, "excluded": str(exc)})
+            continue
+        if not tokens:
+            rows.append({"id": text_id, "excluded": "no scored token"})
+            continue
+        logprobs = [t.logprob for t in tokens]
+        pooled.append(logprobs)
+        rows.append({"id": text_id, "tokens": len(logprobs), "ppl": perplexity(logprobs)})
+    total = corpus_perplexity(pooled) if pooled else None
+    _write(rows, out, f"ppl: {len(pooled)} scored, {len(rows) - len(pooled)} excluded; pooled "
+                      f"perplexity {total if total is None else round(total, 4)} under {model}")

@@ -1,0 +1,75 @@
+"""`creval index build/info`, `creval score ci|templates` and `creval run metric-validity`
+end to end as a user runs them, on a real index and the real spaCy tagger."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _cli import creval
+
+pytest.importorskip("infini_gram", reason="needs the 'index' extra")
+pytest.importorskip("spacy", reason="needs the 'pos' extra")
+
+CORPUS = [
+    "Hold the jar firmly with one hand and twist the lid with the other hand.",
+    "Take the bicycle to a repair shop or call a friend to pick you up.",
+    "Cut off the frayed end of the rope with a sharp knife and wrap it with tape.",
+]
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mv")
+    source = root / "corpus.jsonl"
+    source.write_text("".join(json.dumps({"text": t}) + "\n" for t in CORPUS), encoding="utf-8")
+    done = creval("index", "build", str(source), "--out", str(root / "index"))
+    assert done.returncode == 0, done.stderr
+    assert "Indexed 3 documents" in done.stdout
+    return root / "index"
+
+
+def test_index_info_and_bad_index(index_dir: Path, tmp_path: Path) -> None:
+    done = creval("index", "info", str(index_dir))
+    assert done.returncode == 0 and "id_width: u16" in done.stdout and "documents: 3" in done.stdout
+    done = creval("index", "info", str(tmp_path))
+    assert done.returncode == 2 and "missing" in done.stderr
+
+
+def test_score_ci_one_line_per_text(index_dir: Path, tmp_path: Path) -> None:
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text(
+        '{"id": "copy", "text": "Hold the jar firmly with one hand and twist the lid with the other hand."}\n'
+        '{"id": "new", "text": "Wrap a wide rubber band around the lid and tap its edge on the counter."}\n'
+        '{"id": "short", "text": "Twist it."}\n', encoding="utf-8")
+    out = tmp_path / "scores.jsonl"
+    done = creval("score", "ci", str(texts), "--index", str(index_dir), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    rows = {r["id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert rows["copy"]["l_uniqueness"] == {"5": 0.0, "6": 0.0, "7": 0.0}
+    assert rows["new"]["creativity_index_mean"] > 0.5
+    assert rows["short"]["excluded"].startswith("too short")
+    assert "2 index queries" in done.stderr
+
+
+def test_run_metric_validity_offline(index_dir: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    done = creval("run", "metric-validity", "--domain", "problem-solving", "--metrics",
+                  "ci,templates,diversity", "--index", str(index_dir), "--limit", "10",
+                  "--out", str(run), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    rows = {row["metric"]: row for row in scores["table"]}
+    assert set(rows) == {"ci_mean", "ci_sum", "tpt"}
+    assert rows["ci_mean"]["n_creative"] == rows["ci_mean"]["n_uncreative"] == 5
+    assert 0.0 <= rows["tpt"]["auroc"] <= 1.0
+    assert scores["creativity_index"]["queries"] == 10  # one index query per text
+    assert [r["range"] for r in scores["creativity_index"]["index_by_range"]] == ["5-5", "5-7", "5-9", "5-11"]
+    assert (run / "ci_uniqueness_by_l.png").is_file() and (run / "metric_tpt.png").is_file()
+    assert "Set-level metrics" in (run / "report.md").read_text(encoding="utf-8")
+
+
+def test_run_rejects_bad_metrics(tmp_path: Path) -> None:
+    done = creval("run", "metric-validity", "--metrics", "ci,vibes", "--out", str(tmp_path / "r"))
+    assert done.returncode == 2 and "--metrics takes" in done.stderr
