@@ -1,0 +1,113 @@
+"""LoTbench (seed 003, section 5): ``lotbench`` and ``lotbench-e1``.
+
+``lotbench``: one unit per sample and repeat plays the interactive game of
+:mod:`.game` (the tested model fills and asks; E1 and E2, on the ``--judge`` model, judge
+and answer) and records its transcript; the scorer computes S_c (Eq. 8) with a bootstrap
+interval and the round histogram. ``lotbench-e1``: E1 itself is the model under test,
+against a file of labelled DAESO pairs (accuracy and Cohen's kappa).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.common import load_prompt, text_digest
+from creval.benchmarks.lotbench.data import load_samples
+from creval.benchmarks.lotbench.evaluators import E1_PROMPTS
+from creval.benchmarks.lotbench.game import GameSettings, Templates, play_game
+from creval.models.base import Completion, GenerateRequest
+from creval.runner.engine import Unit, UnitContext
+from creval.runner.store import Record
+
+E1ModeOption = Literal["causal", "zeroshot", "zeroshot-context"]
+
+
+class LoTbenchOptions(BenchmarkOptions):
+    samples: str | None = option(None, "Samples JSONL (see the lotbench data format); default: our starter set.")
+    repeats: int = option(3, "Games per sample (m in Eq. 8).", ge=1, kind="scale")
+    max_rounds: int = option(10, "Rounds before a game ends unsolved.", ge=1)
+    clue_every: int = option(5, "A substantive clue after every N-th failed round.", ge=1)
+    temperature: float = option(1.0, "Sampling temperature of the tested model.", ge=0.0)
+    max_tokens: int = option(32, "Maximum tokens of a fill or a question.", ge=1)
+    judge_max_tokens: int = option(256, "Maximum tokens of an E1 analysis or verdict (E2: at most 128).", ge=8)
+    e1_mode: E1ModeOption = option("causal", "E1: causal (the paper), zeroshot, or zeroshot-context.")
+    e1_prompt_file: str | None = option(None, "Your own E1 verdict prompt for the chosen --e1-mode.")
+    e2_prompt_file: str | None = option(None, "Your own E2 prompt ({question}, {response}, {key}, ...).")
+    fill_prompt_file: str | None = option(None, "Your own fill prompt ({input}, {caption}, {masked}, {history}).")
+    ask_prompt_file: str | None = option(None, "Your own question prompt ({input}, {caption}, {masked}, {history}, {fill}).")
+    alpha: float = option(0.2, "alpha of S_c.", gt=0.0, kind="scoring")
+    beta: float = option(1.0, "beta of S_c.", gt=0.0, kind="scoring")
+    unsolved: float = option(0.0, "Score of a game unsolved within --max-rounds.", ge=0.0, kind="scoring")
+    confidence: float = option(0.95, "Confidence of the bootstrap interval of S_c.", gt=0.0, lt=1.0, kind="scoring")
+    leaderboard: str | None = option(None, "Leaderboard JSON ({records: [{title, score, type}]}) to place the run on.", kind="scoring")
+
+
+@register_benchmark
+class LoTbench(Benchmark):
+    name = "lotbench"
+    description = "LoTbench: rounds of fill / judge (DAESO) / ask until the model recreates a human joke (S_c)."
+    seed_paper = "003"
+    Options = LoTbenchOptions
+    roles = ("target", "judge")
+
+    def _templates(self, o: LoTbenchOptions) -> Templates:
+        return Templates(
+            fill=(load_prompt("lotbench_fill", o.fill_prompt_file), o.fill_prompt_file or "lotbench_fill"),
+            ask=(load_prompt("lotbench_ask", o.ask_prompt_file), o.ask_prompt_file or "lotbench_ask"),
+        )
+
+    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
+        assert isinstance(options, LoTbenchOptions)
+        fingerprint = options.by_kind("generation")
+        t = self._templates(options)
+        judge = load_prompt(E1_PROMPTS[options.e1_mode], options.e1_prompt_file)
+        fingerprint["prompt"] = text_digest(t.fill[0] + t.ask[0] + judge)
+        return fingerprint
+
+    def units(self, options: Any) -> list[Unit]:
+        assert isinstance(options, LoTbenchOptions)
+        samples = load_samples(options.samples)
+        samples = samples[: options.limit] if options.limit else samples
+        templates = self._templates(options)
+        units = []
+        for sample in samples:
+            for repeat in range(options.repeats):
+                settings = GameSettings(
+                    max_rounds=options.max_rounds, clue_every=options.clue_every,
+                    temperature=options.temperature, max_tokens=options.max_tokens,
+                    seed=options.seed + repeat, e1_mode=options.e1_mode,
+                    e1_prompt_file=options.e1_prompt_file, e2_prompt_file=options.e2_prompt_file,
+                    judge_max_tokens=options.judge_max_tokens,
+                )
+
+                async def run(ctx: UnitContext, sample: Any = sample, settings: GameSettings = settings) -> dict[str, Any]:
+                    async def tested(request: GenerateRequest) -> list[Completion]:
+                        return await ctx.generate(request, role="target")
+
+                    async def judge(request: GenerateRequest) -> list[Completion]:
+                        return await ctx.generate(request, role="judge")
+
+                    return await play_game(sample, settings, templates, tested=tested, e1=judge, e2=judge)
+
+                meta = {"sample_id": sample.id, "repeat": repeat}
+                units.append(Unit(key=f"lotbench-{sample.id}-r{repeat}", run=run, meta=meta))
+        return units
+
+    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+        from creval.benchmarks.lotbench.scoring import score_lotbench
+
+        return score_lotbench(records, options)
+
+    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
+        games = scores.get("games")
+        if games is None:
+            return []
+        lines = [json.dumps(g, ensure_ascii=False) for g in games]
+        (out / "transcripts.jsonl").write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+        return ["transcripts.jsonl"]
+
+
+from creval.benchmarks.lotbench import e1_validation  # noqa: E402,F401  (registers lotbench-e1)

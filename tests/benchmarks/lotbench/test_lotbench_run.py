@@ -1,0 +1,116 @@
+"""LoTbench through the command line against a scripted OpenAI-compatible server on loopback:
+a model run, human play from standard input, and the E1 validation benchmark."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests_paths import shared_data_path
+
+from tests._servers import ChatServer
+
+CREVAL = [sys.executable, "-m", "creval.cli"]
+
+
+def text_of(body: dict[str, Any]) -> str:
+    content = body["messages"][-1]["content"]
+    return content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+
+
+def scripted(body: dict[str, Any]) -> tuple[int, str]:
+    """Fills 'pet' in round 1 and 'loan shark' after; E1 accepts only 'loan shark'."""
+    text = text_of(body)
+    if "Reply with the question only" in text:
+        return 200, "Question: Is it a job?"
+    if "Reply with the words for <MASK>" in text:
+        return 200, "Fill: loan shark" if "Round 1:" in text else "Fill: pet"
+    if "Write three short sections" in text:
+        return 200, "Scene chain: a -> b\nResponse chain: c -> d\nMapping: d onto b"
+    if "Player's question" in text:
+        return 200, "Answer: YES"
+    fill = re.search(r"Candidate's words in place of the key words: (.*)", text)
+    if fill:
+        return 200, "Verdict: DAESO" if fill.group(1).strip() == "loan shark" else "Verdict: NOT DAESO"
+    candidate = re.search(r"Candidate: (.*)", text)  # zero-shot E1 prompts
+    assert candidate, text
+    return 200, "Verdict: DAESO" if "shark" in candidate.group(1) else "Verdict: NOT DAESO"
+
+
+def test_model_run_solves_every_game_in_round_two(tmp_path: Path) -> None:
+    board = shared_data_path("lotbench", "leaderboard.json")
+    server = ChatServer(reply=scripted)
+    out = tmp_path / "run"
+    try:
+        done = subprocess.run(
+            [*CREVAL, "run", "lotbench", "--model", "openai:scripted", "--base-url", server.url,
+             "--api-key", "x", "--no-progress", "--limit", "2", "--repeats", "2",
+             "--max-rounds", "4", "--leaderboard", str(board), "--out", str(out)],
+            capture_output=True, text=True, timeout=300)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((out / "scores.json").read_text())
+    h = scores["headline"]
+    assert h["S_c"] == h["S_c_low"] == h["S_c_high"] == math.exp(-0.4)
+    assert h["games"] == 4 and h["solved"] == 4 and h["e1_parse_failure_rate"] == 0.0
+    assert h["leaderboard_rank"] == "1 of 33"  # 0.67 is above every published model
+    games = [json.loads(x) for x in (out / "transcripts.jsonl").read_text().splitlines()]
+    assert sorted((g["sample_id"], g["repeat"]) for g in games) == [
+        ("en-001", 0), ("en-001", 1), ("en-002", 0), ("en-002", 1)]
+    assert all([r["fill"] for r in g["rounds"]] == ["pet", "loan shark"] for g in games)
+    report = (out / "report.md").read_text()
+    assert "Rounds to DAESO" in report and "| 2 | 4 |" in report
+    records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert {c["role"] for r in records for c in r["calls"]} == {"target", "judge"}
+
+
+def play(args: list[str], stdin: str, server: ChatServer) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CREVAL, "play", "lotbench", "--judge", "openai:scripted", "--judge-base-url",
+         server.url, "--api-key", "x", *args],
+        input=stdin, capture_output=True, text=True, timeout=300)
+
+
+def test_human_play_from_stdin_is_scored_like_a_model(tmp_path: Path) -> None:
+    server = ChatServer(reply=scripted)
+    out = tmp_path / "human"
+    try:
+        stopped = play(["--limit", "1", "--max-rounds", "3", "--out", str(out)], "pet\n", server)
+        assert stopped.returncode == 1  # input ended mid-game: an error record, resumable
+        assert "end of input" in (out / "report.md").read_text()
+        done = play(["--limit", "1", "--max-rounds", "3", "--out", str(out)],
+                    "pet\nIs it a job?\nloan shark\n", server)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    assert "solved in round 2" in done.stdout and f"S_c = {math.exp(-0.4):.4f}" in done.stdout
+    assert "A <MASK> with whiskers" in done.stdout  # the person sees the masked answer
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["model_spec"] == "human:player"
+    (game,) = [json.loads(x) for x in (out / "transcripts.jsonl").read_text().splitlines()]
+    assert game["rounds"][0]["question"] == "Is it a job?" and game["rounds"][0]["answer"] == "YES"
+
+
+def test_e1_validation_against_the_starter_labels(tmp_path: Path) -> None:
+    server = ChatServer(reply=scripted)
+    try:
+        done = subprocess.run(
+            [*CREVAL, "run", "lotbench-e1", "--model", "openai:scripted", "--base-url", server.url,
+             "--api-key", "x", "--no-progress", "--e1-mode", "zeroshot", "--out", str(tmp_path / "e1")],
+            capture_output=True, text=True, timeout=300)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    h = json.loads((tmp_path / "e1" / "scores.json").read_text())["headline"]
+    # The scripted E1 says DAESO only for fills with "shark". Our 20 labelled pairs are 10 DAESO
+    # (one of them "loan shark") and 10 not: right on 10 + 1, accuracy 0.55. Kappa: p_o = 0.55,
+    # labels 10/20 DAESO, verdicts 1/20, p_e = 0.5 * 0.05 + 0.5 * 0.95 = 0.5, kappa = 0.05 / 0.5.
+    assert h["pairs"] == 20 and h["parse_failures"] == 0
+    assert h["accuracy"] == 0.55 and h["kappa"] == pytest.approx(0.1)
