@@ -26,6 +26,10 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "creval.benchmarks.openended.fetch:fetch_hypogen",
         "HypoGen bit/flip records from the Hugging Face hub, as JSONL",
     ),
+    "oogiri": (
+        "creval.benchmarks.oogiri.fetch:fetch_oogiri",
+        "Oogiri-GO en/cn/jp.jsonl and images.zip (unpacked) from the Hugging Face hub",
+    ),
     "bookmia": (
         "creval.benchmarks.openended.fetch:fetch_bookmia",
         "BookMIA snippets (swj0419/BookMIA) from the Hugging Face hub, as JSONL",
