@@ -82,6 +82,9 @@ class LocalIndex:
         self.engine = InfiniGramEngine(
             index_dir=str(self.path.resolve()), eos_token_id=unknown_id(self.width),
             vocab_size=separator_id(self.width), token_dtype=self.width,
+            # No prefetching: it is for indexes larger than memory; on a local index in the
+            # page cache it made creativity() about 3x slower (bench/creativity_index.py).
+            ds_prefetch_depth=0, sa_prefetch_depth=0, od_prefetch_depth=0,
         )
         self.queries = 0
 
