@@ -94,7 +94,8 @@ def test_sample_format_and_key_text(tmp_path: Path) -> None:
     [({"response": "A debt collector with whiskers"}, "no marked key text"),
      ({"response": "A [[debt]] [[collector]]"}, "marks 2 key texts"),
      ({"input": None}, "give the input text or an image"),
-     ({"caption": ""}, "field 'caption'")],
+     ({"caption": ""}, "field 'caption'"),
+     ({"input": None, "image": "missing.png"}, "missing.png does not exist")],
 )
 def test_bad_samples_are_named(tmp_path: Path, change: dict[str, Any], message: str) -> None:
     with pytest.raises(CrevalError, match=message):

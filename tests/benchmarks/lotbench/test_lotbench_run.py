@@ -114,3 +114,33 @@ def test_e1_validation_against_the_starter_labels(tmp_path: Path) -> None:
     # labels 10/20 DAESO, verdicts 1/20, p_e = 0.5 * 0.05 + 0.5 * 0.95 = 0.5, kappa = 0.05 / 0.5.
     assert h["pairs"] == 20 and h["parse_failures"] == 0
     assert h["accuracy"] == 0.55 and h["kappa"] == pytest.approx(0.1)
+
+
+def test_image_samples_go_to_models_that_read_images_only(tmp_path: Path) -> None:
+    (tmp_path / "fish.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
+    sample = {"id": "img-1", "image": "fish.png", "caption": "A fish flops loudly on a table.",
+              "response": "Vibrant [[alarm clock]]", "explanation": "It rings like one.",
+              "clues": ["It makes a sound."]}
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps(sample) + "\n")
+    local = subprocess.run(
+        [*CREVAL, "run", "lotbench", "--model", "local", "--samples", str(samples), "--repeats", "1",
+         "--no-progress", "--out", str(tmp_path / "local")], capture_output=True, text=True, timeout=300)
+    assert local.returncode == 0, local.stderr
+    h = json.loads((tmp_path / "local" / "scores.json").read_text())["headline"]
+    assert h["games_skipped"] == 1 and h["games"] == 0 and h["S_c"] is None
+    assert "text-only" in (tmp_path / "local" / "report.md").read_text()
+    server = ChatServer(reply=scripted)
+    try:
+        done = subprocess.run(
+            [*CREVAL, "run", "lotbench", "--model", "openai:scripted", "--base-url", server.url,
+             "--api-key", "x", "--samples", str(samples), "--repeats", "1", "--max-rounds", "1",
+             "--no-progress", "--out", str(tmp_path / "remote")], capture_output=True, text=True,
+            timeout=300)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    fills = [b for b in server.bodies if "Reply with the words for <MASK>" in text_of(b)]
+    assert fills and fills[0]["messages"][-1]["content"][0]["type"] == "image_url"
+    judged = [b for b in server.bodies if "Candidate" in text_of(b)]
+    assert judged and all(isinstance(b["messages"][-1]["content"], str) for b in judged)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt, text_digest
-from creval.benchmarks.lotbench.data import load_samples
+from creval.benchmarks.lotbench.data import image_data_url, load_samples
 from creval.benchmarks.lotbench.evaluators import E1_PROMPTS
 from creval.benchmarks.lotbench.game import GameSettings, Templates, play_game
 from creval.models.base import Completion, GenerateRequest
@@ -90,7 +90,14 @@ class LoTbench(Benchmark):
                     async def judge(request: GenerateRequest) -> list[Completion]:
                         return await ctx.generate(request, role="judge")
 
-                    return await play_game(sample, settings, templates, tested=tested, e1=judge, e2=judge)
+                    image_url = None
+                    if sample.image:
+                        if not ctx.capabilities("target").images:
+                            return {"sample_id": sample.id, "skipped": "image sample, and the "
+                                    "tested model is text-only"}
+                        image_url = image_data_url(sample.image)
+                    return await play_game(sample, settings, templates, tested=tested, e1=judge,
+                                           e2=judge, image_url=image_url)
 
                 meta = {"sample_id": sample.id, "repeat": repeat}
                 units.append(Unit(key=f"lotbench-{sample.id}-r{repeat}", run=run, meta=meta))

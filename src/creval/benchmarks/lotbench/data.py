@@ -98,6 +98,8 @@ def parse_sample(item: SampleModel, base: Path | None = None) -> Sample:
     image = item.image
     if image and base is not None and not Path(image).is_absolute():
         image = str(base / image)
+    if image and not Path(image).is_file():
+        raise CrevalError(f"sample {item.id!r}: the image {image} does not exist.")
     return Sample(
         id=str(item.id), lang=item.lang, input=item.input, image=image, caption=item.caption,
         response=_KEY.sub(lambda m: m.group(1), item.response), key=match.group(1).strip(),
@@ -118,3 +120,12 @@ def load_samples(path: str | None) -> list[Sample]:
         text, source, base = file.read_text(encoding="utf-8"), str(file), file.parent
     items = parse_jsonl(text.splitlines(), SampleModel, source, example=EXAMPLE, check=key_problem)
     return [parse_sample(item, base) for item in items]
+
+
+def image_data_url(path: str) -> str:
+    """A ``data:`` URL of an image file (for backends that accept images)."""
+    import base64
+    import mimetypes
+
+    mime = mimetypes.guess_type(path)[0] or "image/jpeg"
+    return f"data:{mime};base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")

@@ -23,7 +23,7 @@ from creval.benchmarks.common import format_prompt
 from creval.benchmarks.lotbench.data import MASK, Sample
 from creval.benchmarks.lotbench.evaluators import AnswerJudge, DaesoJudge, E1Mode
 from creval.judges.usage import GenerateFn
-from creval.models.base import Completion, GenerateRequest
+from creval.models.base import Completion, GenerateRequest, ImagePart, Message, TextPart
 
 ROLES = ("tested", "e1", "e2")
 
@@ -118,9 +118,12 @@ class _Counter:
 
 async def play_game(
     sample: Sample, settings: GameSettings, templates: Templates, *,
-    tested: GenerateFn, e1: GenerateFn, e2: GenerateFn,
+    tested: GenerateFn, e1: GenerateFn, e2: GenerateFn, image_url: str | None = None,
 ) -> dict[str, Any]:
-    """Play one game; returns its full transcript, the round solved (or None) and usage."""
+    """Play one game; returns its full transcript, the round solved (or None) and usage.
+
+    ``image_url`` is shown to the player with every prompt; E1 and E2 read the caption C.
+    """
     counters = {"tested": _Counter(tested, "tested"), "e1": _Counter(e1, "e1"),
                 "e2": _Counter(e2, "e2")}
     judge1 = DaesoJudge(counters["e1"], mode=settings.e1_mode, prompt_file=settings.e1_prompt_file,
@@ -137,7 +140,7 @@ async def play_game(
             c.tally = {}
         history = history_text(rounds)
         text = format_prompt(templates.fill[0], templates.fill[1], history=history, **fields)
-        raw = await _ask(counters["tested"], text, settings)
+        raw = await _ask(counters["tested"], text, settings, image_url)
         fill = parse_fill(raw, sample.masked)
         entry: dict[str, Any] = {"round": t, "fill_raw": raw, "fill": fill,
                                  "candidate": sample.with_fill(fill) if fill else None}
@@ -155,7 +158,7 @@ async def play_game(
                 break
         text = format_prompt(templates.ask[0], templates.ask[1], history=history,
                              fill=fill or "(nothing)", **fields)
-        question_raw = await _ask(counters["tested"], text, settings)
+        question_raw = await _ask(counters["tested"], text, settings, image_url)
         question = parse_question(question_raw)
         entry |= {"question_raw": question_raw, "question": question}
         if question:
@@ -178,9 +181,13 @@ async def play_game(
     }
 
 
-async def _ask(generate: GenerateFn, text: str, settings: GameSettings) -> str:
-    request = GenerateRequest.chat(text, temperature=settings.temperature,
-                                   max_tokens=settings.max_tokens, seed=settings.seed)
+async def _ask(generate: GenerateFn, text: str, settings: GameSettings, image_url: str | None) -> str:
+    content: str | list[TextPart | ImagePart] = text
+    if image_url is not None:
+        content = [ImagePart(url=image_url), TextPart(text=text)]
+    request = GenerateRequest(messages=(Message(role="user", content=content),),
+                              temperature=settings.temperature, max_tokens=settings.max_tokens,
+                              seed=settings.seed)
     (completion,) = await generate(request)
     return completion.text
 

@@ -76,7 +76,9 @@ def _per_round_usage(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
     """The scores dict of a lotbench run (options: alpha, beta, unsolved, max_rounds, ...)."""
-    games = [r.output | {"repeat": r.unit.get("repeat")} for r in records if r.status == "ok"]
+    finished = [r for r in records if r.status == "ok"]
+    skipped = [r for r in finished if "skipped" in r.output]
+    games = [r.output | {"repeat": r.unit.get("repeat")} for r in finished if "skipped" not in r.output]
     by_sample: dict[str, list[int | None]] = {}
     for g in games:
         by_sample.setdefault(g["sample_id"], []).append(g["solved_round"])
@@ -97,7 +99,8 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
     usage_total = {role: sum(g["usage"].get(role, {}).get(k, 0) for g in games
                              for k in ("input_tokens", "output_tokens")) for role in ROLES}
     headline |= {
-        "samples": len(by_sample), "games": len(games), "solved": len(solved),
+        "samples": len(by_sample), "games": len(games), "games_skipped": len(skipped),
+        "solved": len(solved),
         "mean_solved_round": statistics.fmean(solved) if solved else None,
         "e1_parse_failure_rate": e1_fail / verdicts if verdicts else None,
         "e2_parse_failure_rate": e2_fail / answers if answers else None,
@@ -129,5 +132,7 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
         "E1 and E2 run on the --judge model (the run's judge role).",
         "Full transcripts: transcripts.jsonl beside this report.",
     ]
+    if skipped:
+        notes.append(f"{len(skipped)} game(s) skipped: {skipped[0].output['skipped']}.")
     return {"headline": headline, "sections": sections, "table": table, "notes": notes,
             "games": games}
