@@ -1,11 +1,68 @@
 """creval: measure the creativity of language models.
 
-The public surface is small; heavy parts load only when used::
+The public surface is small, and nothing heavy loads until it is used::
 
-    from creval.models import get_model, GenerateRequest
-    from creval.embed import get_embedder, get_word_vectors
-    from creval.metrics import mean_pairwise_cosine_distance
-    from creval.benchmarks import get_benchmark, registry
+    import creval
+
+    result = creval.evaluate(["dat"], model="local", trials=3, out="runs/dat")
+    run = creval.read_run("runs/dat")          # read-only, safe beside a live run
+    run.samples_df()                            # pandas: one row per unit
+    creval.read_runs("runs/*/dat").scores_df()  # one row per run, to compare models
+
+Lower layers stay importable on their own (``creval.models``, ``creval.metrics``,
+``creval.embed``, ``creval.benchmarks``, ``creval.judges``).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "CrevalError",
+    "EvalResult",
+    "Manifest",
+    "Record",
+    "Run",
+    "Scores",
+    "evaluate",
+    "evaluate_async",
+    "list_benchmarks",
+    "read_run",
+    "read_runs",
+]
+
+_WHERE = {
+    "CrevalError": "creval.errors",
+    "EvalResult": "creval.api",
+    "evaluate": "creval.api",
+    "evaluate_async": "creval.api",
+    "Manifest": "creval.records",
+    "Record": "creval.records",
+    "Scores": "creval.records",
+    "Run": "creval.reader",
+    "read_run": "creval.reader",
+    "read_runs": "creval.reader",
+}
+
+if TYPE_CHECKING:
+    from creval.api import EvalResult, evaluate, evaluate_async
+    from creval.errors import CrevalError
+    from creval.reader import Run, read_run, read_runs
+    from creval.records import Manifest, Record, Scores
+
+
+def list_benchmarks() -> dict[str, str]:
+    """Registered benchmark names and what each measures."""
+    from creval.benchmarks.base import registry
+
+    return {name: cls.description for name, cls in registry().items()}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        import importlib
+
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'creval' has no attribute {name!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -40,15 +39,6 @@ def _register_subcommands() -> None:
     app.add_typer(index_app, name="index")
     app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
-
-
-def _slug(text: str) -> str:
-    """A folder-safe name: ``openai:gpt-4o`` -> ``openai-gpt-4o``.
-
-    >>> _slug("local:/tmp/My Model.gguf")
-    'local-tmp-my-model.gguf'
-    """
-    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-") or "model"
 
 
 def parse_extra_options(args: list[str]) -> dict[str, str]:
@@ -148,31 +138,20 @@ def run(
 
     Benchmark options follow, e.g. `creval run dat --model local --trials 20 --lang ja`.
     """
-    from creval.benchmarks.base import get_benchmark
+    from creval.evaluation import RunSettings, plan_runs, run_benchmark
     from creval.models import ModelOptions
     from creval.runner.cache import default_cache_path
     from creval.runner.engine import RetryPolicy
-    from creval.runner.session import RunSettings, run_benchmark
 
     tokens = [*(benchmarks or []), *ctx.args]  # unknown options land among the positional names
     split = next((i for i, t in enumerate(tokens) if t.startswith("--")), len(tokens))
     if show_help or "--help" in tokens[split:]:
         _run_help(ctx, tokens[:split])
         return
-    names, extra = tokens[:split], parse_extra_options(tokens[split:])
-    if not names:
-        raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
-    chosen = [get_benchmark(name) for name in names]
-    known = {f for b in chosen for f in b.Options.model_fields}
-    unknown = sorted(set(extra) - known)
-    hints = [h for u in unknown for b in chosen if (h := b.renamed_hint(u))]
-    if hints:
-        raise CrevalError("; ".join(hints))
-    if unknown:
-        raise CrevalError(
-            f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
-            f"{', '.join(names)}. See `creval list --verbose`."
-        )
+    values: dict[str, Any] = parse_extra_options(tokens[split:])
+    if limit is not None:
+        values["limit"] = limit
+    plans = plan_runs(tokens[:split], values, out, model)  # bad options stop here, all of them
     model_options = ModelOptions(
         base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
         threads=threads,
@@ -190,14 +169,8 @@ def run(
         concurrency=None,
         rescore=rescore,
     )
-    root = out or Path("runs") / _slug(model)
     results = []
-    for bench in chosen:
-        values: dict[str, Any] = {k: v for k, v in extra.items() if k in bench.Options.model_fields}
-        if limit is not None:
-            values["limit"] = limit
-        options = bench.parse_options(values)
-        run_dir = root if (out is not None and len(chosen) == 1) else root / bench.name
+    for bench, options, run_dir in plans:
         _console(stderr=True).print(f"[bold]{bench.name}[/] -> {run_dir}")
         results.append(run_benchmark(bench, options, run_dir, settings))
     _print_results(results)

@@ -69,7 +69,7 @@ def play_lotbench(
 ) -> None:
     """Play LoTbench: fill the hidden words, ask yes/no questions, get clues; scored by S_c."""
     from creval.benchmarks.base import get_benchmark
-    from creval.evaluate import RunSettings, run_benchmark
+    from creval.evaluation import RunSettings, run_benchmark
     from creval.models import ModelOptions, register_provider
 
     register_provider("human", "creval.cli_play:create_human")

@@ -121,8 +121,9 @@ def score_jcq(
     tasks: Annotated[bool, typer.Option(help="Also print the task x criterion table per model.")] = False,
 ) -> None:
     """Aggregate already-judged JCQ answers without calling a model (per model x criterion)."""
+    from creval.benchmarks.ttct.judgements import load_jcq_judgements
     from creval.benchmarks.ttct.scoring import CRITERIA
-    from creval.metrics.rubric_agg import aggregate_rubric, load_jcq_judgements
+    from creval.metrics.rubric_agg import aggregate_rubric
     from creval.report.markdown import markdown_table
 
     if parser not in {"strict", "upstream"}:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from creval.errors import CrevalError
 
@@ -74,3 +74,72 @@ def superseded_count(records: list[Record]) -> int:
     1
     """
     return len(records) - len(latest_records(records))
+
+
+#: Version of the ``manifest.json`` and ``scores.json`` schemas below.
+SCHEMA_VERSION = 2
+
+
+class UnitCounts(BaseModel):
+    """Units of a run as scored: ``missing`` units have no record yet (not run, or not run
+    yet); ``superseded_lines`` are earlier lines of retried units."""
+
+    total: int = 0
+    finished: int = 0
+    errors: int = 0
+    missing: int = 0
+    superseded_lines: int = 0
+
+
+class Manifest(BaseModel):
+    """``manifest.json``: what was run, with what, where and when."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = SCHEMA_VERSION
+    benchmark: str
+    seed_paper: str = ""
+    created: str = ""
+    model_spec: str
+    #: ``{"spec", "identity", "capabilities"}`` of the target model (and of the judge).
+    model: dict[str, Any] = Field(default_factory=dict)
+    judge: dict[str, Any] | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    #: What must be the same to resume: generation options and prompt digests.
+    generation: dict[str, Any] = Field(default_factory=dict)
+    seeds: dict[str, Any] = Field(default_factory=dict)
+    command: list[str] = Field(default_factory=list)
+    python: str = ""
+    platform: str = ""
+    packages: dict[str, str] = Field(default_factory=dict)
+    git_revision: str | None = None
+
+
+class Scores(BaseModel):
+    """``scores.json``: what a benchmark's scorer found, plus the run's counters.
+
+    ``headline`` maps metric names to numbers (None when not computable); ``table`` holds one
+    row per item (its ``key`` or ``id`` matches the unit); ``sections`` are further tables
+    (``{"title", "rows", "columns"?, "text"?}``). A benchmark may add fields of its own.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = SCHEMA_VERSION
+    benchmark: str = ""
+    headline: dict[str, Any] = Field(default_factory=dict)
+    table: list[dict[str, Any]] = Field(default_factory=list)
+    sections: list[dict[str, Any]] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    #: Problems with the results the console shows (for example no log-probabilities).
+    warnings: list[str] = Field(default_factory=list)
+    #: Problems of the last invocation only (an endpoint that stopped answering).
+    run_warnings: list[str] = Field(default_factory=list)
+    units: UnitCounts = Field(default_factory=UnitCounts)
+    #: ``this_invocation`` and ``all_invocations`` counters (see ``creval.runner.counters``).
+    usage: dict[str, Any] = Field(default_factory=dict)
+    errors: list[dict[str, Any]] = Field(default_factory=list)
+    error_causes: list[dict[str, Any]] = Field(default_factory=list)
+    resources: dict[str, Any] = Field(default_factory=dict)
+    artifacts: list[str] = Field(default_factory=list)
+    inputs_digest: str | None = None

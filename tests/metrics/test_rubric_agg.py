@@ -10,14 +10,9 @@ from typing import Any
 import pytest
 from tests_paths import shared_data_path
 
+from creval.benchmarks.ttct.judgements import JudgementRows, load_jcq_judgements
 from creval.errors import CrevalError
-from creval.metrics.rubric_agg import (
-    JCQ_TASKS,
-    RUBRIC_CRITERIA,
-    JudgementRows,
-    aggregate_rubric,
-    load_jcq_judgements,
-)
+from creval.metrics.rubric_agg import JCQ_TASKS, RUBRIC_CRITERIA, aggregate_rubric
 
 shared = shared_data_path
 

@@ -3,39 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from importlib import resources
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest, digest
+from creval.prompts import format_prompt, load_prompt
 from creval.runner.engine import Unit, UnitContext
 
-
-def load_prompt(name: str, path: str | None = None) -> str:
-    """The prompt template ``name`` shipped in ``creval/data/prompts``, or the user's file."""
-    if path:
-        file = Path(path)
-        if not file.is_file():
-            raise CrevalError(f"Prompt file {file} does not exist. Pass an existing --prompt-file.")
-        return file.read_text(encoding="utf-8")
-    return (resources.files("creval") / "data" / "prompts" / f"{name}.txt").read_text(
-        encoding="utf-8"
-    )
-
-
-def format_prompt(template: str, source: str, **fields: str) -> str:
-    """``template.format(**fields)`` with an error that names the template and field."""
-    try:
-        return template.format(**fields)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise CrevalError(
-            f"The prompt template from {source} has a placeholder creval cannot fill ({exc}). "
-            f"Available placeholders: {', '.join('{' + f + '}' for f in fields) or 'none'}; "
-            "write literal braces as {{ and }}."
-        ) from None
+__all__ = [
+    "answer_placeholders", "format_prompt", "is_placeholder", "jsonl_objects", "load_prompt",
+    "parse_jsonl", "single_turn_unit", "text_digest",
+]
 
 
 def answer_placeholders(template: str) -> frozenset[str]:

@@ -29,7 +29,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from creval.benchmarks.common import format_prompt
 from creval.errors import CrevalError
 from creval.judges.criteria import (
     JudgeCriterion,
@@ -43,6 +42,7 @@ from creval.judges.criteria import (
 )
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.models.base import GenerateRequest
+from creval.prompts import format_prompt
 
 __all__ = ["DEFAULT_PERSONAS", "ChatEvalJudge", "Persona", "format_history"]
 

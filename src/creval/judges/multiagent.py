@@ -50,7 +50,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from creval.benchmarks.common import format_prompt
 from creval.embed.base import Embedder
 from creval.errors import CrevalError
 from creval.judges.criteria import (
@@ -68,6 +67,7 @@ from creval.judges.multiagent_roles import ANALYSTS, Analyst, analyst, parse_dis
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.judges.vectorstore import Hit, VectorStore, make_store, split_fragments
 from creval.models.base import GenerateRequest
+from creval.prompts import format_prompt
 
 __all__ = ["MultiAgentJudge"]
 

@@ -40,9 +40,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from creval.benchmarks.common import format_prompt, load_prompt
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest, Usage
+from creval.prompts import format_prompt, load_prompt
 
 __all__ = [
     "NoveltyItem",

@@ -25,7 +25,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from creval.benchmarks.common import format_prompt
 from creval.errors import CrevalError
 from creval.judges.criteria import (
     JudgeCriterion,
@@ -39,6 +38,7 @@ from creval.judges.criteria import (
 )
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.models.base import GenerateRequest
+from creval.prompts import format_prompt
 
 __all__ = ["BUILTIN_EXAMPLES", "FewShotExample", "SingleAgentJudge", "format_examples"]
 

@@ -150,7 +150,7 @@ class HFEntailment:
     def identity(self) -> dict[str, Any]:
         """Backend, model name or path, the label of each output; for a local directory a
         fingerprint of its config, tokenizer and weights. Loads the model once."""
-        from creval.models.hf import dir_identity
+        from creval.fingerprint import dir_identity
 
         with self._lock:
             _, model, labels = self._load()

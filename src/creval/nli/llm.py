@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest
 from creval.nli.base import LABELS, Label, NLIResult, check_pairs
+from creval.prompts import load_prompt
 
 __all__ = ["LLMEntailment", "default_entailment_prompt", "parse_entailment_answer"]
 
@@ -33,9 +33,7 @@ _STRIP = " \t\r\n\"'`*_"
 
 def default_entailment_prompt() -> str:
     """The packaged prompt template (placeholders ``{premise}`` and ``{hypothesis}``)."""
-    return (resources.files("creval") / "data" / "prompts" / "entailment_llm.txt").read_text(
-        encoding="utf-8"
-    )
+    return load_prompt("entailment_llm")
 
 
 def parse_entailment_answer(text: str) -> Label | None:
@@ -85,10 +83,7 @@ class LLMEntailment:
         if not callable(generate):
             raise CrevalError("The llm entailment backend needs generate=<async callable>.")
         if prompt_file is not None:
-            path = Path(prompt_file)
-            if not path.is_file():
-                raise CrevalError(f"Entailment prompt file {path} does not exist.")
-            self.template = _check_template(path.read_text(encoding="utf-8"), str(path))
+            self.template = _check_template(load_prompt("", str(prompt_file)), str(prompt_file))
         else:
             self.template = _check_template(default_entailment_prompt(), "entailment_llm.txt")
         self.spec = "llm"

@@ -1,20 +1,10 @@
-"""The run manifest: config, versions, git revision, model spec and capabilities, seeds."""
+"""What a run manifest records of the environment: package versions and the git revision."""
 
 from __future__ import annotations
 
-import platform
 import subprocess
-import sys
-import time
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from creval.redact import redact_argv
-
-if TYPE_CHECKING:
-    from creval.benchmarks.base import Benchmark, BenchmarkOptions
-    from creval.models import Model
 
 PACKAGES = (
     "creval",
@@ -63,35 +53,3 @@ def git_revision() -> str | None:
         capture_output=True, text=True, timeout=5, check=False,
     ).stdout.strip()
     return result.stdout.strip() + ("-dirty" if dirty else "")
-
-
-def _describe(model: Model) -> dict[str, Any]:
-    return {
-        "spec": model.spec,
-        "identity": model.identity(),
-        "capabilities": model.capabilities.model_dump(),
-    }
-
-
-def build_manifest(
-    benchmark: Benchmark, options: BenchmarkOptions, models: dict[str, Model]
-) -> dict[str, Any]:
-    model = models["target"]
-    extra = {"judge": _describe(models["judge"])} if "judge" in models else {}
-    return {
-        "creval_manifest": 1,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "benchmark": benchmark.name,
-        "seed_paper": benchmark.seed_paper,
-        "model_spec": model.spec,
-        "model": _describe(model),
-        **extra,
-        "options": options.model_dump(mode="json"),
-        "generation": benchmark.generation_fingerprint(options),
-        "seeds": {"seed": getattr(options, "seed", None), "rule": "sample i uses seed + i"},
-        "command": redact_argv(sys.argv),
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "packages": package_versions(),
-        "git_revision": git_revision(),
-    }

@@ -7,8 +7,7 @@
 
 from __future__ import annotations
 
-from creval.sandbox.isolation import describe_isolation
-from creval.sandbox.runner import run, run_many
+from creval.sandbox.isolation import describe_isolation, run, run_many
 from creval.sandbox.types import Execution, Isolation, Job, Limits, Verdict
 
 __all__ = ["Execution", "Isolation", "Job", "Limits", "Verdict", "describe_isolation", "run",

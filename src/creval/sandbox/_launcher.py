@@ -1,6 +1,6 @@
 """Start one untrusted program in a fresh, limited process; never imported by creval itself.
 
-``python -I -S _launcher.py STATUS_FD key=value ...`` (see ``creval.sandbox.runner``), or
+``python -I -S _launcher.py STATUS_FD key=value ...`` (see ``creval.sandbox.execute``), or
 :func:`launch` in a child forked by the long-lived spawner (``_spawner.py``), which loads
 this file once. This file is trusted code run by the sandbox's own interpreter; it imports
 nothing from creval and as little as possible from the standard library, because its

@@ -19,15 +19,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from creval.errors import CrevalError
 from creval.sandbox import spawner
 from creval.sandbox.spawner import SpawnedLaunch
-from creval.sandbox.types import Execution, Isolation, IsolationRequest, Job, Limits, Verdict
+from creval.sandbox.types import Execution, Isolation, Limits, Verdict
 
 LAUNCHER = Path(__file__).with_name("_launcher.py")
 BACKSTOP_SECONDS = 5.0  # extra wall time before this side kills a launcher that never reported
@@ -59,66 +57,6 @@ class Interpreter:
         if any(":" in p for p in binds):
             raise CrevalError(f"The interpreter prefix {binds} contains ':'; use another Python.")
         return cls(executable, binds)
-
-
-def run(
-    program: str,
-    *,
-    stdin: str = "",
-    limits: Limits | None = None,
-    isolation: IsolationRequest = "auto",
-    python: str | None = None,
-) -> Execution:
-    """Run the Python source ``program`` in a sandbox and return what happened.
-
-    ``isolation`` is ``"namespace"`` (own mount, network and pid namespaces, minimal
-    read-only file system), ``"process"`` (limits and an unprivileged uid only) or
-    ``"auto"`` (the strongest this machine supports, probed once). ``python`` is the
-    interpreter for the program (default: the one running creval, started with ``-I -S``;
-    ``exit``/``quit`` are provided). Process isolation is weaker: the program sees the host's
-    world-readable files and network, can write to world-writable directories, and its
-    scratch directory (on the host's temporary directory) has no total size cap.
-
-    >>> result = run("print(input()[::-1])", stdin="abc\\n")
-    >>> result.verdict.value, result.stdout
-    ('ok', 'cba\\n')
-    """
-    limits = limits or Limits()
-    interpreter = Interpreter.find(python)
-    level = resolve_isolation(isolation, interpreter)
-    return _execute(program, stdin, limits, level, interpreter)
-
-
-def run_many(
-    jobs: Sequence[Job],
-    *,
-    workers: int | None = None,
-    isolation: IsolationRequest = "auto",
-    python: str | None = None,
-) -> list[Execution]:
-    """Run ``jobs`` in parallel (default: one at a time per CPU); results keep the job order.
-
-    >>> [e.stdout for e in run_many([Job("print(1)"), Job("print(input())", stdin="2")])]
-    ['1\\n', '2\\n']
-    """
-    if workers is not None and workers < 1:
-        raise CrevalError(f"workers must be at least 1, got {workers}.")
-    interpreter = Interpreter.find(python)
-    level = resolve_isolation(isolation, interpreter)
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        return list(pool.map(
-            lambda job: _execute(job.program, job.stdin, job.limits, level, interpreter), jobs
-        ))
-
-
-def resolve_isolation(isolation: IsolationRequest, interpreter: Interpreter) -> Isolation:
-    if isolation == "auto":
-        from creval.sandbox.isolation import strongest_isolation
-
-        return strongest_isolation(interpreter)
-    if isolation not in ("namespace", "process"):
-        raise CrevalError(f"isolation must be auto, namespace or process, not {isolation!r}.")
-    return isolation
 
 
 def _execute(program: str, stdin: str, limits: Limits, level: Isolation,

@@ -1,17 +1,19 @@
-"""Which isolation this machine supports: probed once per interpreter, then cached."""
+"""Which isolation this machine supports (probed once per interpreter, then cached), and
+the public ``run`` / ``run_many`` that resolve ``isolation="auto"`` with it. Execution
+itself is :mod:`creval.sandbox.execute`, which imports nothing from here."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from creval.errors import CrevalError
-from creval.sandbox.types import Isolation, Limits, Verdict
-
-if TYPE_CHECKING:
-    from creval.sandbox.runner import Interpreter
+from creval.sandbox.execute import Interpreter, _execute
+from creval.sandbox.types import Execution, Isolation, IsolationRequest, Job, Limits, Verdict
 
 LEVELS: tuple[Isolation, ...] = ("namespace", "process")  # strongest first
 
@@ -22,8 +24,6 @@ _cache: dict[tuple[str, Isolation], str] = {}  # (interpreter, level) -> "" if i
 
 def probe(level: Isolation, python: str | None = None) -> str:
     """Run a tiny program at ``level``; return ``""`` if it worked, else the reason it did not."""
-    from creval.sandbox.runner import Interpreter, _execute
-
     interpreter = Interpreter.find(python)
     key = (interpreter.executable, level)
     with _lock:
@@ -59,7 +59,6 @@ def describe_isolation(python: str | None = None) -> dict[str, Any]:
     >>> sorted(describe_isolation())  # doctest: +NORMALIZE_WHITESPACE
     ['auto', 'bubblewrap', 'interpreter', 'levels', 'root', 'spawner', 'unprivileged_uid']
     """
-    from creval.sandbox.runner import Interpreter
     from creval.sandbox.spawner import spawner_status
 
     interpreter = Interpreter.find(python)
@@ -74,3 +73,61 @@ def describe_isolation(python: str | None = None) -> dict[str, Any]:
         "bubblewrap": shutil.which("bwrap"),
         "spawner": spawner_status(),
     }
+
+
+def run(
+    program: str,
+    *,
+    stdin: str = "",
+    limits: Limits | None = None,
+    isolation: IsolationRequest = "auto",
+    python: str | None = None,
+) -> Execution:
+    """Run the Python source ``program`` in a sandbox and return what happened.
+
+    ``isolation`` is ``"namespace"`` (own mount, network and pid namespaces, minimal
+    read-only file system), ``"process"`` (limits and an unprivileged uid only) or
+    ``"auto"`` (the strongest this machine supports, probed once). ``python`` is the
+    interpreter for the program (default: the one running creval, started with ``-I -S``;
+    ``exit``/``quit`` are provided). Process isolation is weaker: the program sees the host's
+    world-readable files and network, can write to world-writable directories, and its
+    scratch directory (on the host's temporary directory) has no total size cap.
+
+    >>> result = run("print(input()[::-1])", stdin="abc\\n")
+    >>> result.verdict.value, result.stdout
+    ('ok', 'cba\\n')
+    """
+    limits = limits or Limits()
+    interpreter = Interpreter.find(python)
+    level = resolve_isolation(isolation, interpreter)
+    return _execute(program, stdin, limits, level, interpreter)
+
+
+def run_many(
+    jobs: Sequence[Job],
+    *,
+    workers: int | None = None,
+    isolation: IsolationRequest = "auto",
+    python: str | None = None,
+) -> list[Execution]:
+    """Run ``jobs`` in parallel (default: one at a time per CPU); results keep the job order.
+
+    >>> [e.stdout for e in run_many([Job("print(1)"), Job("print(input())", stdin="2")])]
+    ['1\\n', '2\\n']
+    """
+    if workers is not None and workers < 1:
+        raise CrevalError(f"workers must be at least 1, got {workers}.")
+    interpreter = Interpreter.find(python)
+    level = resolve_isolation(isolation, interpreter)
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        return list(pool.map(
+            lambda job: _execute(job.program, job.stdin, job.limits, level, interpreter), jobs
+        ))
+
+
+def resolve_isolation(isolation: IsolationRequest, interpreter: Interpreter) -> Isolation:
+    if isolation == "auto":
+        return strongest_isolation(interpreter)
+    if isolation not in ("namespace", "process"):
+        raise CrevalError(f"isolation must be auto, namespace or process, not {isolation!r}.")
+    return isolation

@@ -1,10 +1,17 @@
-"""One invocation of ``creval run``: open the run directory, run what is missing, score."""
+"""The application layer: one invocation of a benchmark against a model, from the CLI or
+from Python. It resolves the models, checks that a run directory can be resumed, runs what is
+missing through the runner, scores the records and writes the reports.
+
+Everything below it (runner, benchmarks, report) knows nothing of the others' callers; this
+module wires them, and ``creval.cli`` and :func:`evaluate` both call it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import platform
 import re
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,11 +22,12 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions
 from creval.errors import CrevalError
 from creval.models import Model, ModelOptions, get_model
 from creval.models.base import EndpointUnreachable, digest
-from creval.records import RECORDS, latest_records, read_records, superseded_count
+from creval.records import RECORDS, Scores, latest_records, read_records, superseded_count
+from creval.redact import redact_argv
 from creval.runner.cache import ResponseCache, default_cache_path
 from creval.runner.counters import Counters, sum_usage
 from creval.runner.engine import RetryPolicy, Runner, Unit
-from creval.runner.manifest import build_manifest
+from creval.runner.manifest import git_revision, package_versions
 from creval.runner.store import RunStore, read_manifest
 
 SCORES_FORMAT = 1
@@ -141,6 +149,38 @@ def _check_inputs(store: RunStore, units: list[Unit], out: Path) -> None:
                 )
 
 
+def _describe(model: Model) -> dict[str, Any]:
+    return {
+        "spec": model.spec,
+        "identity": model.identity(),
+        "capabilities": model.capabilities.model_dump(),
+    }
+
+
+def build_manifest(
+    benchmark: Benchmark, options: BenchmarkOptions, models: dict[str, Model]
+) -> dict[str, Any]:
+    model = models["target"]
+    extra = {"judge": _describe(models["judge"])} if "judge" in models else {}
+    return {
+        "creval_manifest": 1,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "benchmark": benchmark.name,
+        "seed_paper": benchmark.seed_paper,
+        "model_spec": model.spec,
+        "model": _describe(model),
+        **extra,
+        "options": options.model_dump(mode="json"),
+        "generation": benchmark.generation_fingerprint(options),
+        "seeds": {"seed": getattr(options, "seed", None), "rule": "sample i uses seed + i"},
+        "command": redact_argv(sys.argv),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": package_versions(),
+        "git_revision": git_revision(),
+    }
+
+
 def run_benchmark(
     benchmark: Benchmark, options: BenchmarkOptions, out: Path, settings: RunSettings
 ) -> RunResult:
@@ -207,6 +247,7 @@ def run_benchmark(
     artifacts = benchmark.write_artifacts(scores, options, out)
     if artifacts:
         scores["artifacts"] = artifacts
+    scores = Scores.model_validate(scores).model_dump(mode="json")  # the schema, checked
     store.write_scores(scores)
     from creval.report.markdown import write_report
 
@@ -279,3 +320,45 @@ def error_causes(errors: list[str], *, most: int = 5) -> list[dict[str, Any]]:
         for e in errors
     )
     return [{"cause": c, "count": n} for c, n in causes.most_common(most)]
+
+
+def plan_runs(
+    names: list[str], values: dict[str, Any], out: Path | None, model: str
+) -> list[tuple[Benchmark, BenchmarkOptions, Path]]:
+    """Benchmarks with their validated options and run directories, before anything runs.
+
+    ``values`` are option values by name (``{"trials": "5"}``); each benchmark takes those
+    it has, and a name no chosen benchmark has is an error. The run directory is ``out``
+    for one benchmark, else ``out/NAME``; without ``out``, ``runs/MODEL/NAME``.
+    """
+    from creval.benchmarks.base import get_benchmark
+
+    if not names:
+        raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
+    chosen = [get_benchmark(name) for name in names]
+    known = {f for b in chosen for f in b.Options.model_fields}
+    unknown = sorted(set(values) - known)
+    hints = [h for u in unknown for b in chosen if (h := b.renamed_hint(u))]
+    if hints:
+        raise CrevalError("; ".join(hints))
+    if unknown:
+        raise CrevalError(
+            f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
+            f"{', '.join(names)}. See `creval list --verbose` or `creval run NAME --help`."
+        )
+    root = out or Path("runs") / slug(model)
+    plans = []
+    for bench in chosen:
+        options = bench.parse_options({k: v for k, v in values.items() if k in bench.Options.model_fields})
+        run_dir = root if (out is not None and len(chosen) == 1) else root / bench.name
+        plans.append((bench, options, run_dir))
+    return plans
+
+
+def slug(text: str) -> str:
+    """A folder-safe name: ``openai:gpt-4o`` -> ``openai-gpt-4o``.
+
+    >>> slug("local:/tmp/My Model.gguf")
+    'local-tmp-my-model.gguf'
+    """
+    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-") or "model"

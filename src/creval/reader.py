@@ -1,0 +1,170 @@
+"""Reading run directories without touching them: :func:`read_run` and :func:`read_runs`.
+
+The reader never creates, truncates or appends to anything, so it is safe beside a run
+that is still writing (it sees the records finished so far; a partial last line is left
+out). Records are taken last line per unit key, like every creval reader.
+
+>>> import tempfile, json, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "manifest.json").write_text(json.dumps({"benchmark": "dat", "model_spec": "local"}))
+>>> _ = (d / "records.jsonl").write_text(
+...     '{"key": "trial-0", "status": "error", "error": "boom"}\\n'
+...     '{"key": "trial-0", "status": "ok", "unit": {"trial": 0}, "output": {"text": "cat"}}\\n')
+>>> run = read_run(d)
+>>> [(r.key, r.status) for r in run.records], run.scores is None
+([('trial-0', 'ok')], True)
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import json
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from creval.errors import CrevalError
+from creval.records import RECORDS, Manifest, Record, Scores, latest_records, read_records
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MANIFEST = "manifest.json"
+SCORES = "scores.json"
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise CrevalError("Data frames need pandas: pip install pandas (or creval[data]).") from None
+    return pandas
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+class Run:
+    """One run directory, read-only. Build it with :func:`read_run`."""
+
+    def __init__(self, path: Path, manifest: Manifest) -> None:
+        self.path = path
+        self.manifest = manifest
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.path)!r}, benchmark={self.benchmark!r}, model={self.model!r})"
+
+    @property
+    def benchmark(self) -> str:
+        return self.manifest.benchmark
+
+    @property
+    def model(self) -> str:
+        return self.manifest.model_spec
+
+    @cached_property
+    def scores(self) -> Scores | None:
+        """``scores.json``, or None when the run was never scored."""
+        path = self.path / SCORES
+        if not path.is_file():
+            return None
+        try:
+            return Scores.model_validate_json(path.read_bytes())
+        except ValueError as exc:
+            raise CrevalError(f"{path} is not a creval scores file ({exc}).") from None
+
+    @property
+    def all_records(self) -> list[Record]:
+        """Every line of ``records.jsonl``, superseded ones included, in order."""
+        return read_records(self.path / RECORDS)
+
+    @property
+    def records(self) -> list[Record]:
+        """The last record per unit key, in the order the units first finished."""
+        return list(latest_records(self.all_records).values())
+
+    def samples_df(self) -> pd.DataFrame:
+        """One row per unit: its key, status, error, the unit's fields, the output's plain
+        fields (``text``, ``finish_reason``, ...) and the item's row of the scores table
+        (matched on ``key`` or ``id``; its columns prefixed ``score_`` where they clash)."""
+        pd = _pandas()
+        per_item = self._item_scores()
+        rows = []
+        for record in self.records:
+            row: dict[str, Any] = {"run": str(self.path), "benchmark": self.benchmark,
+                                   "model": self.model, "key": record.key,
+                                   "status": record.status, "error": record.error,
+                                   "seconds": record.seconds}
+            for source in (record.unit, record.output):
+                row.update({k: v for k, v in source.items() if _scalar(v) and k not in row})
+            item = per_item.get(record.key) or per_item.get(str(record.unit.get("id", "")))
+            for name, value in (item or {}).items():
+                row[name if name not in row else f"score_{name}"] = value
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _item_scores(self) -> dict[str, dict[str, Any]]:
+        table = self.scores.table if self.scores is not None else []
+        out: dict[str, dict[str, Any]] = {}
+        for row in table:
+            ident = row.get("key", row.get("id"))
+            if ident is not None:
+                out[str(ident)] = {k: v for k, v in row.items() if k not in ("key",) and _scalar(v)}
+        return out
+
+    def scores_df(self) -> pd.DataFrame:
+        """One row: the run, benchmark, model, its headline metrics and unit counts."""
+        pd = _pandas()
+        return pd.DataFrame([self._scores_row()])
+
+    def _scores_row(self) -> dict[str, Any]:
+        row: dict[str, Any] = {"run": str(self.path), "benchmark": self.benchmark,
+                               "model": self.model}
+        if self.scores is not None:
+            row.update({k: v for k, v in self.scores.headline.items() if _scalar(v)})
+            row.update({f"units_{k}": v for k, v in self.scores.units.model_dump().items()})
+        return row
+
+
+class Runs(list[Run]):
+    """Several runs, to compare: their frames stacked, one ``run`` column telling them apart."""
+
+    def samples_df(self) -> pd.DataFrame:
+        pd = _pandas()
+        frames = [run.samples_df() for run in self]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def scores_df(self) -> pd.DataFrame:
+        return _pandas().DataFrame([run._scores_row() for run in self])
+
+
+def read_run(path: str | Path) -> Run:
+    """The run directory ``path`` (it must hold ``manifest.json``), read-only."""
+    root = Path(path)
+    file = root / MANIFEST
+    if not file.is_file():
+        raise CrevalError(f"{root} is not a creval run directory (no {MANIFEST}).")
+    try:
+        manifest = Manifest.model_validate(json.loads(file.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise CrevalError(f"{file} is not a creval manifest ({exc}).") from None
+    return Run(root, manifest)
+
+
+def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
+    """Runs from a glob pattern (``"runs/*/dat"``), a directory holding runs below it, or a
+    list of run directories; sorted by path."""
+    if isinstance(paths, str | Path):
+        text = str(paths)
+        if globbing.has_magic(text):
+            found = [Path(p) for p in globbing.glob(text)]
+        else:
+            found = [p.parent for p in Path(text).rglob(MANIFEST)]
+    else:
+        found = [Path(p) for p in paths]
+    runs = [read_run(p) for p in sorted(set(found)) if (p / MANIFEST).is_file()]
+    if not runs:
+        raise CrevalError(f"No creval run directory (with {MANIFEST}) found for {paths!r}.")
+    return Runs(runs)

@@ -1,0 +1,107 @@
+"""Imports follow the one-way flow of the design (``shared/DESIGN.md``), with no exceptions.
+
+Every import counts, module level or inside a function: a layer may import only layers
+below it (or itself), metrics import nothing of creval but its errors, and no two modules
+import each other, directly or through others.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "creval"
+
+#: Layer of each top-level module or package of creval; lower layers never import higher.
+RANK: dict[str, int] = {
+    # the base: plain helpers everything may use
+    "errors": 0, "paths": 0, "redact": 0, "quiet": 0, "fingerprint": 0, "records": 1,
+    "prompts": 1, "text": 1, "metrics": 1,
+    # providers: models, embedders, taggers, the sandbox
+    "models": 2, "embed": 2, "pos": 2, "sandbox": 2,
+    "nli": 3, "index": 3,
+    # instruments and orchestration (neither knows the other)
+    "judges": 4, "runner": 4,
+    "benchmarks": 5,
+    "report": 6,
+    "reader": 2,
+    "evaluation": 7,
+    "api": 8, "integrations": 8,
+    "cli": 9, "__init__": 10, "__main__": 10,
+}
+
+
+def _layer(module: str) -> str:
+    part = module.split(".")[1] if "." in module else "__init__"
+    return "cli" if part.startswith("cli") else part
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """Module -> the creval modules it imports anywhere in its source."""
+    modules = {_module_name(p): p for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                # ``from creval.pkg import sub`` imports the module ``sub``, not the package
+                targets = [
+                    f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                    for a in node.names
+                ]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            found |= {t for t in targets if t in modules and t != name}
+        graph[name] = found
+    return graph
+
+
+GRAPH = _imports()
+
+
+def test_every_top_level_module_has_a_layer() -> None:
+    missing = sorted({_layer(m) for m in GRAPH} - set(RANK) - {"creval"})
+    assert not missing, f"give these a layer in RANK: {missing}"
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_imports_go_down(module: str) -> None:
+    here = _layer(module)
+    for target in GRAPH[module]:
+        there = _layer(target)
+        if there == here:
+            continue
+        assert RANK[there] < RANK[here], f"{module} imports {target}: {here} may not import {there}"
+        if here == "metrics":
+            assert there == "errors", f"{module} imports {target}: metrics import only errors"
+
+
+def test_no_import_cycles() -> None:
+    """No module reaches itself through imports (package ``__init__`` re-exports aside)."""
+    packages = {m for m in GRAPH if (SRC.parent / m.replace(".", "/") / "__init__.py").exists()}
+    edges = {m: {t for t in ts if t not in packages} for m, ts in GRAPH.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(edges):
+        if start not in state:
+            visit(start, [start])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
