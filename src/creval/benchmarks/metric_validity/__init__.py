@@ -7,8 +7,10 @@ per metric, the two sets' means and spreads, AUROC, accuracy and F1 at the best 
 fixed threshold, Cohen's d with a bootstrap interval, the distributions' overlap, the
 rank correlations between metrics, and the Creativity Index's sensitivity to L.
 
-The model is called only for perplexity (one unit per text); everything else is computed
-when scoring, so ``--metrics`` and the index can change without asking the model again.
+Only perplexity (``--model``) and the rubric judge (``--judge``, default the model) call
+a model, one unit per text each; everything else is computed when scoring, so the index,
+the tagger and the template settings can change without asking a model again, and adding
+a metric to ``--metrics`` later runs only its units.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from creval.errors import CrevalError
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
-METRIC_NAMES = ("ci", "ppl", "templates", "diversity")
+METRIC_NAMES = ("ci", "ppl", "templates", "diversity", "judge")
 PPL_BACKENDS = "local and hf (in-process models that give prompt log-probabilities)"
 
 
@@ -46,6 +48,10 @@ class MetricValidityOptions(BenchmarkOptions):
     tagger: str = option("spacy", "POS tagger: spacy or spacy:NAME.", kind="scoring")
     template_n: int = option(5, "Template length n (POS tags).", kind="scoring", ge=1)
     top_k: int = option(100, "Number of templates (most frequent POS n-grams).", kind="scoring", ge=1)
+    judge_prompt_file: str | None = option(
+        None, "Your own rubric prompt for --metrics judge ({text} placeholder; the last lines "
+        "'Criterion: <n>' as in ours).")
+    judge_max_tokens: int = option(512, "Maximum tokens of a judge's answer.", ge=1)
 
 
 def _metrics(options: MetricValidityOptions) -> list[str]:
@@ -78,14 +84,35 @@ async def _perplexity(ctx: UnitContext, text: str) -> dict[str, Any]:
     return {"ppl": perplexity([t.logprob for t in tokens]), "ppl_tokens": len(tokens)}
 
 
-def _unit(item: LabelledText, domain: str, with_ppl: bool) -> Unit:
+def _ppl_unit(item: LabelledText, domain: str) -> Unit:
     async def run(ctx: UnitContext) -> dict[str, Any]:
-        if not with_ppl or not item.text.strip():
-            return {}
+        if not item.text.strip():
+            return {"ppl_error": "empty text"}
         return await _perplexity(ctx, item.text)
 
-    meta = {"id": item.id, "label": item.label, "group": item.group, "text_digest": text_digest(item.text)}
-    return Unit(key=f"{domain}/{item.id}", run=run, meta=meta)
+    meta = {"part": "ppl", "id": item.id, "label": item.label, "group": item.group,
+            "text_digest": text_digest(item.text)}
+    return Unit(key=f"ppl/{domain}/{item.id}", run=run, meta=meta)
+
+
+def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: str) -> Unit:
+    from creval.benchmarks.metric_validity.judging import parse_judgement
+    from creval.models.base import GenerateRequest
+    from creval.prompts import format_prompt
+
+    source = options.judge_prompt_file or f"the {options.domain} rubric"
+
+    async def run(ctx: UnitContext) -> dict[str, Any]:
+        if not item.text.strip():
+            return {"parse_error": "empty text: not judged"}
+        request = GenerateRequest.chat(format_prompt(template, source, text=item.text),
+                                       temperature=0.0, max_tokens=options.judge_max_tokens, seed=0)
+        (verdict,) = await ctx.generate(request, role="judge")
+        return {"judgement": verdict.text, **parse_judgement(verdict.text, options.domain)}
+
+    meta = {"part": "judge", "id": item.id, "label": item.label, "group": item.group,
+            "text_digest": text_digest(item.text)}
+    return Unit(key=f"judge/{options.domain}/{item.id}", run=run, meta=meta)
 
 
 @register_benchmark
@@ -95,6 +122,7 @@ class MetricValidity(Benchmark):
                    "creative vs uncreative texts (AUROC, effect sizes, agreement).")
     seed_paper = "002"
     Options = MetricValidityOptions
+    roles = ("target", "judge")
 
     def items(self, options: MetricValidityOptions) -> list[LabelledText]:
         loaded = load_domain(options.domain, options.data, creative=options.creative,
@@ -104,14 +132,25 @@ class MetricValidity(Benchmark):
 
     def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
         assert isinstance(options, MetricValidityOptions)
+        from creval.benchmarks.metric_validity.judging import judge_template
+
         fingerprint = options.by_kind("generation")
-        fingerprint["ppl"] = "ppl" in _metrics(options)
+        # Always recorded, so that adding the judge to --metrics later resumes the run.
+        fingerprint["judge_prompt"] = text_digest(judge_template(options.domain, options.judge_prompt_file))
         return fingerprint
 
     def units(self, options: Any) -> list[Unit]:
+        """Perplexity and judge units per text; a metric added later adds its units."""
         assert isinstance(options, MetricValidityOptions)
-        with_ppl = "ppl" in _metrics(options)
-        return [_unit(item, options.domain, with_ppl) for item in self.items(options)]
+        metrics = _metrics(options)
+        items = self.items(options)
+        units = [_ppl_unit(item, options.domain) for item in items] if "ppl" in metrics else []
+        if "judge" in metrics:
+            from creval.benchmarks.metric_validity.judging import judge_template
+
+            template = judge_template(options.domain, options.judge_prompt_file)
+            units += [_judge_unit(item, options, template) for item in items]
+        return units
 
     def score(self, records: list[Record], options: Any) -> dict[str, Any]:
         assert isinstance(options, MetricValidityOptions)

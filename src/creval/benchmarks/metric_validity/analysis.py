@@ -29,6 +29,7 @@ METRICS: dict[str, tuple[str, int]] = {
     "ci_sum": ("Creativity Index (sum of L-uniqueness)", 1),
     "ppl": ("perplexity", 1),
     "tpt": ("templates per token", -1),
+    "judge": ("LLM judge (the domain's creativity criterion)", 1),
 }
 
 

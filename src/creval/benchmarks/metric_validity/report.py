@@ -20,9 +20,36 @@ from creval.runner.store import Record
 SMALL_INDEX_WORDS = 1_000_000
 
 
+def _judgements(items: list[LabelledText], records: list[Record], domain: str,
+                per_text: PerText, excluded: Counter[str]) -> list[dict[str, Any]]:
+    """The judge metric (the domain's creativity criterion) per text; criterion means per set."""
+    from creval.benchmarks.metric_validity.judging import rubric_for
+
+    rubric = rubric_for(domain)
+    by_id = {str(r.unit.get("id")): r for r in records if r.unit.get("part") == "judge"}
+    sums: dict[int, dict[str, list[int]]] = {1: {}, 0: {}}
+    for item in items:
+        record = by_id.get(item.id)
+        if record is None or record.status != "ok":
+            excluded["judge: " + ("not run yet" if record is None else "unit failed")] += 1
+            continue
+        scores = record.output.get("scores")
+        if not scores:
+            excluded[f"judge: parse failure ({record.output.get('parse_error', '?')[:60]})"] += 1
+            continue
+        per_text.setdefault(item.id, {})["judge"] = float(scores[rubric.creativity])
+        for name, value in scores.items():
+            sums[item.label].setdefault(name, []).append(int(value))
+    return [
+        {"criterion": name, **{f"{s}_mean": round(sum(v) / len(v), 4) if (v := sums[label].get(name)) else None
+                               for label, s in ((1, "creative"), (0, "uncreative"))}}
+        for name in rubric.criteria()
+    ]
+
+
 def _perplexities(items: list[LabelledText], records: list[Record], per_text: PerText,
                   excluded: Counter[str]) -> None:
-    by_id = {str(r.unit.get("id")): r for r in records}
+    by_id = {str(r.unit.get("id")): r for r in records if r.unit.get("part", "ppl") == "ppl"}
     for item in items:
         record = by_id.get(item.id)
         if record is None:
@@ -73,6 +100,10 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
                      "both sets jointly; n-grams never cross sentences.")
     if "diversity" in metrics:
         out["diversity"] = diversity_scores(items)
+    if "judge" in metrics:
+        out["judge_criteria"] = _judgements(items, records, options.domain, per_text, excluded)
+        notes.append("Judge: rubric with chain of thought, strict parsing; the judge metric is "
+                     "the domain's creativity criterion; unparsed answers are excluded and counted.")
     labels = {i.id: i.label for i in items}
     table = separation_table(per_text, labels, seed=options.seed)
     sets = _set_table(out)
@@ -134,6 +165,8 @@ def _sections(sets: list[dict[str, Any]], agreement: list[dict[str, Any]], out: 
         sections.append({"title": "Template rate by n (seed 002 Figure 4)", "rows": [
             {k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
             for r in templates["rate_by_n"]]})
+    if out.get("judge_criteria"):
+        sections.append({"title": "Judge criteria (mean per set)", "rows": out["judge_criteria"]})
     if excluded:
         sections.append({"title": "Excluded texts", "rows": [
             {"reason": reason, "texts": count} for reason, count in sorted(excluded.items())]})

@@ -1,0 +1,52 @@
+"""The rubric judge through a real OpenAI-compatible HTTP server on loopback: strict
+parsing, the domain's creativity criterion as the judge metric, failures counted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from _cli import creval
+from _servers import ChatServer
+
+from creval.benchmarks.metric_validity.data import load_domain
+from creval.benchmarks.metric_validity.judging import parse_judgement
+
+
+def _judge(body: dict[str, Any]) -> tuple[int, str]:
+    prompt = body["messages"][-1]["content"]
+    if "graphite pencil" in prompt:
+        return 200, "A clever idea.\nDifficulty: 3\nUnconventionality: 4 or 5\nEfficiency: 4"  # ambiguous
+    unusual = any(word in prompt for word in ("rubber band", "spring", "glass", "candle", "bottle"))
+    score = 5 if unusual else 2
+    return 200, f"Strengths: ... Weaknesses: ...\nDifficulty: 3\nUnconventionality: {score}\nEfficiency: 4"
+
+
+def test_parse_is_strict() -> None:
+    assert parse_judgement("Difficulty: 3\nUnconventionality: 4", "problem-solving") == {
+        "parse_error": "missing efficiency"}
+    ok = parse_judgement("Background setup: 2\nLogic: 3\nDevelopment: 4\nOriginality: 5", "writing")
+    assert ok == {"scores": {"background_setup": 2, "logic": 3, "development": 4, "originality": 5}}
+
+
+def test_judge_metric_through_a_server(tmp_path: Path) -> None:
+    server = ChatServer(reply=_judge)
+    try:
+        run = tmp_path / "run"
+        done = creval("run", "metric-validity", "--model", "openai:judge", "--base-url", server.url,
+                      "--metrics", "judge", "--out", str(run), "--no-progress",
+                      env={"OPENAI_API_KEY": "test"})
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    (row,) = scores["table"]
+    items = load_domain("problem-solving")
+    creative = [i for i in items if i.label == 1]
+    expected_5 = sum(any(w in i.text for w in ("rubber band", "spring", "glass", "candle", "bottle"))
+                     for i in creative if "graphite pencil" not in i.text)
+    assert row["metric"] == "judge" and row["n_creative"] == 9 and row["n_uncreative"] == 10
+    assert scores["values"]["judge"]["creative"].count(5.0) == expected_5
+    assert any("parse failure" in reason for reason in scores["excluded"])
+    assert server.seen == 20  # one judge call per text
