@@ -132,6 +132,7 @@ def run(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
     rescore: Annotated[bool, typer.Option(help="Score again even if nothing changed.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List every unit's first prompt; call no model, write nothing.")] = False,
     show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
 ) -> None:
     """Run benchmarks against a model, resuming what an earlier run in --out finished.
@@ -152,6 +153,9 @@ def run(
     if limit is not None:
         values["limit"] = limit
     plans = plan_runs(tokens[:split], values, out, model)  # bad options stop here, all of them
+    if dry_run:
+        _print_dry_run(plans)
+        return
     model_options = ModelOptions(
         base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
         threads=threads,
@@ -176,6 +180,20 @@ def run(
     _print_results(results)
     if any(r.scores.get("units", {}).get("errors", 0) or r.endpoints_down for r in results):
         raise typer.Exit(1)
+
+
+def _print_dry_run(plans: list[Any]) -> None:
+    """Each unit's first prompt, as ``creval run --dry-run`` shows it."""
+    from creval.evaluation import dry_run
+
+    for bench, options, run_dir in plans:
+        requests = dry_run(bench, options)
+        typer.echo(f"== {bench.name}: {len(requests)} unit(s) -> {run_dir} (dry run: nothing sent)")
+        for item in requests:
+            last = item["messages"][-1]["content"] if item["messages"] else "(no model call)"
+            text = last if isinstance(last, str) else " ".join(
+                p.get("text", "[image]") for p in last)
+            typer.echo(f"-- {item['key']} [{item['role']}, n={item['n']}]\n{text}")
 
 
 def _run_help(ctx: typer.Context, names: list[str]) -> None:

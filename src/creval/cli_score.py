@@ -40,7 +40,7 @@ def score_dat(
         {"lang": lang, "variant": variant, "vectors": vectors, "dictionary": dictionary,
          "embedder": embedder, "minimum": minimum}
     )
-    scores = DATScorer.from_options(options).score_lists(lists)  # type: ignore[arg-type]
+    scores = DATScorer.from_options(options).score_lists(lists)
     from rich.markup import escape
     from rich.table import Table
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from creval.errors import CrevalError
+from creval.models.base import digest
 from creval.runner.engine import Unit
 from creval.runner.store import Record
 
@@ -44,8 +45,17 @@ class BenchmarkOptions(BaseModel):
         return {k: v for k, v in data.items() if self.kind_of(k) == kind}
 
 
-class Benchmark(ABC):
-    """A registered benchmark. Subclasses set ``name``, ``description`` and ``Options``."""
+OptionsT = TypeVar("OptionsT", bound=BenchmarkOptions)
+
+
+class Benchmark(ABC, Generic[OptionsT]):
+    """A registered benchmark, generic in its options class.
+
+    Subclasses set ``name``, ``description`` and ``Options`` (the class ``OptionsT``), name the
+    prompt templates their units send in :meth:`prompts`, build :meth:`units` and
+    :meth:`score` the records. ``class DAT(Benchmark[DATOptions])`` gets ``DATOptions`` in
+    every method, checked by mypy.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str]
@@ -62,18 +72,28 @@ class Benchmark(ABC):
         hint = cls.renamed_options.get(name)
         return None if hint is None else f"--{name.replace('_', '-')} is gone from {cls.name}: {hint}"
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        """What must be the same for a run directory to be resumed with these options."""
-        return options.by_kind("generation")
+    def prompts(self, options: OptionsT) -> dict[str, str]:
+        """The prompt templates the units send, by the name under which a run records their
+        digest (``{"prompt": template}``). A run resumes only with the same templates, and a
+        ``replay:`` of a run with another ``prompt`` is refused. The default: none."""
+        return {}
+
+    def generation_fingerprint(self, options: OptionsT) -> dict[str, Any]:
+        """What must be the same for a run directory to be resumed with these options: the
+        generation options and the digests of :meth:`prompts`."""
+        fingerprint = options.by_kind("generation")
+        fingerprint.update({name: digest(t)[:16] for name, t in self.prompts(options).items()})
+        return fingerprint
 
     @abstractmethod
-    def units(self, options: Any) -> list[Unit]:
+    def units(self, options: OptionsT) -> list[Unit]:
         """The units of work for these options, each with a stable key."""
 
     @abstractmethod
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
-        """Scores from the finished records. Returns a dict with at least ``headline``
-        (metric name -> number or None), ``table`` (rows for the report) and ``notes``."""
+    def score(self, records: list[Record], options: OptionsT) -> dict[str, Any]:
+        """Scores from the finished records: the fields of :class:`creval.records.Scores`,
+        at least ``headline`` (metric name -> number or None), ``table`` (one row per item,
+        with its ``key`` or ``id``) and ``notes``; the evaluation layer validates them."""
 
     def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
         """Write files beside the report (plots, derived datasets); returns their names.
@@ -82,10 +102,10 @@ class Benchmark(ABC):
         """
         return []
 
-    def parse_options(self, values: dict[str, Any]) -> BenchmarkOptions:
+    def parse_options(self, values: dict[str, Any]) -> OptionsT:
         """Validate user options, with a message that names the option to fix."""
         try:
-            return self.Options(**values)
+            return cast(OptionsT, self.Options(**values))
         except ValidationError as exc:
             problems = []
             for err in exc.errors():
@@ -101,8 +121,8 @@ class Benchmark(ABC):
             raise CrevalError(f"Bad options for {self.name}: " + "; ".join(problems)) from None
 
 
-B = TypeVar("B", bound=type[Benchmark])
-_REGISTRY: dict[str, type[Benchmark]] = {}
+B = TypeVar("B", bound=type[Benchmark[Any]])
+_REGISTRY: dict[str, type[Benchmark[Any]]] = {}
 
 
 def register_benchmark(cls: B) -> B:
@@ -111,13 +131,13 @@ def register_benchmark(cls: B) -> B:
     return cls
 
 
-def registry() -> dict[str, type[Benchmark]]:
+def registry() -> dict[str, type[Benchmark[Any]]]:
     import creval.benchmarks  # noqa: F401  (registers the built-in benchmarks)
 
     return dict(sorted(_REGISTRY.items()))
 
 
-def get_benchmark(name: str) -> Benchmark:
+def get_benchmark(name: str) -> Benchmark[Any]:
     known = registry()
     if name not in known:
         raise CrevalError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
-from creval.benchmarks.common import load_prompt, single_turn_unit, text_digest
+from creval.benchmarks.common import load_prompt, single_turn_unit
 from creval.benchmarks.dat.scoring import DATScorer
 from creval.models.base import GenerateRequest
 from creval.runner.engine import Unit
@@ -42,23 +42,19 @@ class DATOptions(BenchmarkOptions):
 
 
 @register_benchmark
-class DAT(Benchmark):
+class DAT(Benchmark[DATOptions]):
     name = "dat"
     description = "Divergent Association Task: 10 nouns as unrelated as possible (embedding distance)."
     seed_paper = "004"
     Options = DATOptions
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, DATOptions)
-        fingerprint = options.by_kind("generation")
-        fingerprint["prompt"] = text_digest(self.prompt(options))
-        return fingerprint
+    def prompts(self, options: DATOptions) -> dict[str, str]:
+        return {"prompt": self.prompt(options)}
 
     def prompt(self, options: DATOptions) -> str:
         return load_prompt(f"dat_{options.lang}", options.prompt_file)
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, DATOptions)
+    def units(self, options: DATOptions) -> list[Unit]:
         request = GenerateRequest.chat(
             self.prompt(options),
             temperature=options.temperature,
@@ -71,8 +67,7 @@ class DAT(Benchmark):
             for i in range(count)
         ]
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
-        assert isinstance(options, DATOptions)
+    def score(self, records: list[Record], options: DATOptions) -> dict[str, Any]:
         scorer = DATScorer.from_options(options)
         texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
         return scorer.score_answers(texts)

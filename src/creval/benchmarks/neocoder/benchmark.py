@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
-from creval.benchmarks.common import load_prompt, text_digest
+from creval.benchmarks.common import load_prompt
 from creval.benchmarks.neocoder.data import NeoCoderDataset, load_neocoder, states
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest, Message
@@ -66,7 +66,7 @@ def starter_dir() -> Path:
 
 
 @register_benchmark
-class NeoCoder(Benchmark):
+class NeoCoder(Benchmark[NeoCoderOptions]):
     name = "neocoder"
     description = "NeoCoder: Denial Prompting code problems scored by NeoGauge (convergent x divergent)."
     seed_paper = "000"
@@ -79,14 +79,10 @@ class NeoCoder(Benchmark):
     def _system(self, options: NeoCoderOptions) -> str:
         return load_prompt("neocoder_solve", options.prompt_file).strip()
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, NeoCoderOptions)
-        fingerprint = options.by_kind("generation")
-        fingerprint["prompt"] = text_digest(self._system(options))
-        return fingerprint
+    def prompts(self, options: NeoCoderOptions) -> dict[str, str]:
+        return {"prompt": self._system(options)}
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, NeoCoderOptions)
+    def units(self, options: NeoCoderOptions) -> list[Unit]:
         dataset = self._dataset(options)
         problems = dataset.problems[: options.limit] if options.limit else dataset.problems
         if options.mode == "denial":
@@ -160,8 +156,7 @@ class NeoCoder(Benchmark):
         return Unit(key=f"denial-{problem_id}", run=run, meta={"problem_id": problem_id})
 
     # -- scoring ------------------------------------------------------------------------------
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
-        assert isinstance(options, NeoCoderOptions)
+    def score(self, records: list[Record], options: NeoCoderOptions) -> dict[str, Any]:
         if options.mode == "denial":
             from creval.benchmarks.neocoder.denial_report import denial_scores
 
@@ -176,8 +171,7 @@ class NeoCoder(Benchmark):
                                  empty=options.divergent_empty)
         return score_items(self._dataset(options), items, settings)
 
-    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
-        assert isinstance(options, NeoCoderOptions)
+    def write_artifacts(self, scores: dict[str, Any], options: NeoCoderOptions, out: Path) -> list[str]:
         if options.mode == "denial":
             from creval.benchmarks.neocoder.denial_report import write_dataset
 

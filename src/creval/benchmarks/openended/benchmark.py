@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any, ClassVar, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
-from creval.benchmarks.common import load_prompt, text_digest
+from creval.benchmarks.common import load_prompt
 from creval.benchmarks.openended.stepwise import StepSettings, solve_stepwise
 from creval.errors import CrevalError
 from creval.models.base import Capabilities, Completion, GenerateRequest
@@ -80,7 +80,7 @@ class OpenEndedOptions(BenchmarkOptions):
     diversity_embedder: str = option("minilm", "Embedder of the pairwise-cosine baseline.", kind="scoring")
 
 
-class OpenEndedBenchmark(Benchmark):
+class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
     """Shared by the three domains; subclasses set ``domain`` and ``name``."""
 
     domain: ClassVar[str]
@@ -105,14 +105,10 @@ class OpenEndedBenchmark(Benchmark):
     def _judges(self, options: OpenEndedOptions) -> list[str]:
         return parse_judges(options.judges)
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, OpenEndedOptions)
-        fingerprint = options.by_kind("generation")
-        fingerprint["prompt"] = text_digest(self._template(options))
-        return fingerprint
+    def prompts(self, options: OpenEndedOptions) -> dict[str, str]:
+        return {"prompt": self._template(options)}
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, OpenEndedOptions)
+    def units(self, options: OpenEndedOptions) -> list[Unit]:
         template = self._template(options)
         source = options.prompt_file or f"openended_step_{self.domain}"
         judges = self._judges(options)
@@ -159,10 +155,9 @@ class OpenEndedBenchmark(Benchmark):
             domain=self.domain, embedder=options.judge_embedder, max_tokens=options.judge_max_tokens,
         )
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+    def score(self, records: list[Record], options: OpenEndedOptions) -> dict[str, Any]:
         from creval.benchmarks.openended.scoring import score_openended
 
-        assert isinstance(options, OpenEndedOptions)
         return score_openended(records, options, domain=self.domain)
 
 

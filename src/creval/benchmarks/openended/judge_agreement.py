@@ -52,7 +52,7 @@ def _labels(options: JudgeAgreementOptions) -> list[Any]:
 
 
 @register_benchmark
-class MacGyverJudges(Benchmark):
+class MacGyverJudges(Benchmark[JudgeAgreementOptions]):
     name = "macgyver-judges"
     description = "Convergent judges vs MacGyver's human correctness labels: accuracy, kappa, tokens."
     seed_paper = "001"
@@ -62,11 +62,10 @@ class MacGyverJudges(Benchmark):
         "max_tokens": "use --judge-max-tokens for the judge's answer.",
     }
 
-    def units(self, options: Any) -> list[Unit]:
+    def units(self, options: JudgeAgreementOptions) -> list[Unit]:
         from creval.benchmarks.openended.benchmark import parse_judges
         from creval.benchmarks.openended.judging import judge_solution
 
-        assert isinstance(options, JudgeAgreementOptions)
         judges = parse_judges(options.judges)
         if not judges:
             raise CrevalError("--judges: name at least one judge.")
@@ -88,10 +87,9 @@ class MacGyverJudges(Benchmark):
             units.append(Unit(key=f"label-{label.key}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+    def score(self, records: list[Record], options: JudgeAgreementOptions) -> dict[str, Any]:
         from creval.metrics.agreement import cohen_kappa
 
-        assert isinstance(options, JudgeAgreementOptions)
         ok = [r for r in records if r.status == "ok"]
         names = sorted({n for r in ok for n in r.output.get("verdicts", {})})
         rows, headline = [], {}

@@ -34,7 +34,7 @@ class SATOptions(BenchmarkOptions):
 
 
 @register_benchmark
-class SAT(Benchmark):
+class SAT(Benchmark[SATOptions]):
     name = "sat"
     description = "Story Alteration Task: rewrite tales as modern stories (embedding distance)."
     seed_paper = "004"
@@ -47,14 +47,10 @@ class SAT(Benchmark):
         stories = load_stories(options.stories, options.lang)
         return stories[: options.limit] if options.limit else stories
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, SATOptions)
-        fingerprint = options.by_kind("generation")
-        fingerprint["prompt"] = text_digest(self._prompt(options))
-        return fingerprint
+    def prompts(self, options: SATOptions) -> dict[str, str]:
+        return {"prompt": self._prompt(options)}
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, SATOptions)
+    def units(self, options: SATOptions) -> list[Unit]:
         template = self._prompt(options)
         source = options.prompt_file or f"sat_{options.lang}"
         length = options.length or DEFAULT_LENGTH[options.lang]
@@ -69,8 +65,7 @@ class SAT(Benchmark):
             units.append(single_turn_unit(f"story-{story.id}", request, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
-        assert isinstance(options, SATOptions)
+    def score(self, records: list[Record], options: SATOptions) -> dict[str, Any]:
         from creval.embed import get_embedder
         from creval.metrics.distance import paired_cosine_distances
 

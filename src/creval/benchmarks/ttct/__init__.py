@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
-from creval.benchmarks.common import format_prompt, load_prompt, text_digest
+from creval.benchmarks.common import format_prompt, load_prompt
 from creval.benchmarks.ttct.questions import Question, balanced, load_questions
 from creval.benchmarks.ttct.scoring import score_rubric_records
 from creval.models.base import GenerateRequest
@@ -38,7 +38,7 @@ class RubricOptions(BenchmarkOptions):
     )
 
 
-class RubricBenchmark(Benchmark):
+class RubricBenchmark(Benchmark[RubricOptions]):
     """Shared protocol of ``jcq`` and ``ttct``; subclasses set the language and files."""
 
     seed_paper = "004"
@@ -54,14 +54,10 @@ class RubricBenchmark(Benchmark):
     def _judge_template(self, options: RubricOptions) -> str:
         return load_prompt(self.judge_prompt, options.judge_prompt_file)
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, RubricOptions)
-        fingerprint = options.by_kind("generation")
-        fingerprint["judge_prompt"] = text_digest(self._judge_template(options))
-        return fingerprint
+    def prompts(self, options: RubricOptions) -> dict[str, str]:
+        return {"judge_prompt": self._judge_template(options)}
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, RubricOptions)
+    def units(self, options: RubricOptions) -> list[Unit]:
         template = self._judge_template(options)
         source = options.judge_prompt_file or self.judge_prompt
         return [self._unit(q, options, template, source) for q in self._questions(options)]
@@ -86,8 +82,7 @@ class RubricBenchmark(Benchmark):
 
         return Unit(key=f"q-{q.id}", run=run, meta={"question_id": q.id, "task": q.task})
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
-        assert isinstance(options, RubricOptions)
+    def score(self, records: list[Record], options: RubricOptions) -> dict[str, Any]:
         return score_rubric_records(records, lang=self.lang, parser=options.parser)
 
 
