@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _cli import creval
 from _servers import ChatServer
 
@@ -50,3 +51,35 @@ def test_judge_metric_through_a_server(tmp_path: Path) -> None:
     assert scores["values"]["judge"]["creative"].count(5.0) == expected_5
     assert any("parse failure" in reason for reason in scores["excluded"])
     assert server.seen == 20  # one judge call per text
+
+
+def _concepts(body: dict[str, Any]) -> tuple[int, str]:
+    prompt = body["messages"][-1]["content"]
+    if "graphite pencil" in prompt:
+        return 200, "1. zipper\n2. pencil\n3. graphite"  # only three: a parse failure
+    if "rubber band" in prompt:
+        return 200, "1. rubber band\n2. jar lid\n3. vacuum seal\n4. kitchen counter\n5. grip"
+    return 200, "1. jar\n2. lid\n3. hand\n4. twist\n5. kitchen"
+
+
+def test_sns_through_a_server(tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers", reason="needs the 'embed' extra")
+    from creval.embed import get_embedder
+    from creval.metrics.distance import mean_pairwise_cosine_distance
+
+    server = ChatServer(reply=_concepts)
+    try:
+        run = tmp_path / "run"
+        done = creval("run", "metric-validity", "--model", "openai:judge", "--base-url", server.url,
+                      "--metrics", "sns", "--limit", "6", "--seed", "3", "--out", str(run),
+                      "--no-progress", env={"OPENAI_API_KEY": "test"})
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    values = [v["sns"] for v in scores["per_text"].values()]
+    scored = sum(1 for v in scores["per_text"].values() if "sns" in v)
+    failures = sum(n for reason, n in scores["excluded"].items() if reason.startswith("sns: parse failure"))
+    assert scored + failures == 6 and server.seen == 6
+    generic = mean_pairwise_cosine_distance(get_embedder("minilm").embed(["jar", "lid", "hand", "twist", "kitchen"]))
+    assert any(v == pytest.approx(generic, abs=1e-6) for v in values)

@@ -25,7 +25,7 @@ from creval.errors import CrevalError
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
-METRIC_NAMES = ("ci", "ppl", "templates", "diversity", "judge")
+METRIC_NAMES = ("ci", "ppl", "templates", "diversity", "judge", "sns")
 PPL_BACKENDS = "local and hf (in-process models that give prompt log-probabilities)"
 
 
@@ -52,6 +52,8 @@ class MetricValidityOptions(BenchmarkOptions):
         None, "Your own rubric prompt for --metrics judge ({text} placeholder; the last lines "
         "'Criterion: <n>' as in ours).")
     judge_max_tokens: int = option(512, "Maximum tokens of a judge's answer.", ge=1)
+    embedder: str = option("minilm", "Embedder of the SNS concepts (minilm, st:NAME, openai:MODEL).",
+                           kind="scoring")
 
 
 def _metrics(options: MetricValidityOptions) -> list[str]:
@@ -115,6 +117,24 @@ def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: st
     return Unit(key=f"judge/{options.domain}/{item.id}", run=run, meta=meta)
 
 
+def _sns_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
+    from creval.benchmarks.metric_validity.sns import concepts_template, parse_concepts
+    from creval.models.base import GenerateRequest
+    from creval.prompts import format_prompt
+
+    async def run(ctx: UnitContext) -> dict[str, Any]:
+        if not item.text.strip():
+            return {"parse_error": "empty text"}
+        prompt = format_prompt(concepts_template(), "the SNS concepts prompt", text=item.text)
+        request = GenerateRequest.chat(prompt, temperature=0.0, max_tokens=128, seed=0)
+        (answer,) = await ctx.generate(request, role="judge")
+        return {"answer": answer.text, **parse_concepts(answer.text)}
+
+    meta = {"part": "sns", "id": item.id, "label": item.label, "group": item.group,
+            "text_digest": text_digest(item.text)}
+    return Unit(key=f"sns/{options.domain}/{item.id}", run=run, meta=meta)
+
+
 @register_benchmark
 class MetricValidity(Benchmark):
     name = "metric-validity"
@@ -150,6 +170,8 @@ class MetricValidity(Benchmark):
 
             template = judge_template(options.domain, options.judge_prompt_file)
             units += [_judge_unit(item, options, template) for item in items]
+        if "sns" in metrics:
+            units += [_sns_unit(item, options) for item in items]
         return units
 
     def score(self, records: list[Record], options: Any) -> dict[str, Any]:

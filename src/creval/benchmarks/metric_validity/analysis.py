@@ -30,6 +30,7 @@ METRICS: dict[str, tuple[str, int]] = {
     "ppl": ("perplexity", 1),
     "tpt": ("templates per token", -1),
     "judge": ("LLM judge (the domain's creativity criterion)", 1),
+    "sns": ("Semantic Novelty Score", 1),
 }
 
 

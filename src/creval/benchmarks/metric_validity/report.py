@@ -47,6 +47,24 @@ def _judgements(items: list[LabelledText], records: list[Record], domain: str,
     ]
 
 
+def _sns(items: list[LabelledText], records: list[Record], embedder: str, per_text: PerText,
+         excluded: Counter[str]) -> None:
+    from creval.benchmarks.metric_validity.sns import sns_scores
+
+    by_id = {str(r.unit.get("id")): r for r in records if r.unit.get("part") == "sns"}
+    concepts: dict[str, list[str]] = {}
+    for item in items:
+        record = by_id.get(item.id)
+        if record is None or record.status != "ok":
+            excluded["sns: " + ("not run yet" if record is None else "unit failed")] += 1
+        elif record.output.get("concepts"):
+            concepts[item.id] = list(record.output["concepts"])
+        else:
+            excluded[f"sns: parse failure ({str(record.output.get('parse_error', '?'))[:60]})"] += 1
+    for text_id, value in sns_scores(concepts, embedder).items():
+        per_text.setdefault(text_id, {})["sns"] = value
+
+
 def _perplexities(items: list[LabelledText], records: list[Record], per_text: PerText,
                   excluded: Counter[str]) -> None:
     by_id = {str(r.unit.get("id")): r for r in records if r.unit.get("part", "ppl") == "ppl"}
@@ -100,6 +118,10 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
                      "both sets jointly; n-grams never cross sentences.")
     if "diversity" in metrics:
         out["diversity"] = diversity_scores(items)
+    if "sns" in metrics:
+        _sns(items, records, options.embedder, per_text, excluded)
+        notes.append(f"SNS: mean pairwise cosine distance of the embeddings ({options.embedder}) "
+                     "of five core concepts named by the judge model.")
     if "judge" in metrics:
         out["judge_criteria"] = _judgements(items, records, options.domain, per_text, excluded)
         notes.append("Judge: rubric with chain of thought, strict parsing; the judge metric is "
