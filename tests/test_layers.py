@@ -17,7 +17,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "creval"
 #: Layer of each top-level module or package of creval; lower layers never import higher.
 RANK: dict[str, int] = {
     # the base: plain helpers everything may use
-    "errors": 0, "paths": 0, "redact": 0, "quiet": 0, "fingerprint": 0, "records": 1,
+    "errors": 0, "paths": 0, "redact": 0, "quiet": 0, "fingerprint": 0, "plugins": 1,
+    "records": 1,
     "prompts": 1, "text": 1, "metrics": 1,
     # providers: models, embedders, taggers, the sandbox
     "models": 2, "embed": 2, "pos": 2, "sandbox": 2,

@@ -66,6 +66,7 @@ _PROVIDERS: dict[str, str] = {
     "local": "creval.models.local:create",
     "hf": "creval.models.hf:create",
     "replay": "creval.models.replay:create",
+    "inspect": "creval.models.inspect_backend:create",
 }
 
 
@@ -88,6 +89,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
 def get_model(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> Model:
     """Build the backend for ``spec``. Nothing is loaded until the first request."""
     provider, name = parse_spec(spec)
+    _load_plugins()
     if provider not in _PROVIDERS:
         raise CrevalError(
             f"Unknown model spec {spec!r}: the provider {provider!r} is not one of "
@@ -98,3 +100,18 @@ def get_model(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> 
     module_name, _, func = _PROVIDERS[provider].partition(":")
     factory: BackendFactory = getattr(importlib.import_module(module_name), func)
     return factory(name, opts)
+
+
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    """Providers of installed plug-ins (``creval.models`` entry points: ``name = "module:create"``)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from creval.plugins import entry_points
+
+    for entry in entry_points("creval.models"):
+        _PROVIDERS.setdefault(entry.name, entry.value)

@@ -20,6 +20,7 @@ from creval.models.base import Capabilities, Completion, GenerateRequest
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
+#: The built-in judges (more can be registered: creval.judges.registry).
 JUDGES = ("multiagent", "chateval", "oneshot", "cot", "fewshot")
 
 
@@ -32,11 +33,13 @@ def parse_judges(text: str) -> list[str]:
     names = [j.strip() for j in text.split(",") if j.strip()]
     if names == ["none"]:
         return []
-    unknown = sorted(set(names) - set(JUDGES))
+    from creval.judges.registry import judge_names
+
+    unknown = sorted(set(names) - set(judge_names()))
     if unknown or not names:
         raise CrevalError(
             f"--judges: unknown judge(s) {', '.join(unknown) or '(empty)'}; choose from "
-            f"{', '.join(JUDGES)} or none."
+            f"{', '.join(judge_names())} or none."
         )
     return names
 
