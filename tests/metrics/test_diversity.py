@@ -128,3 +128,41 @@ def test_mean_pairwise_cosine_similarity_by_hand() -> None:
         mean_pairwise_cosine_similarity([[0.0, 0.0], [1.0, 0.0]])
     with pytest.raises(ValueError, match="at least 2"):
         mean_pairwise_cosine_similarity([[1.0, 0.0]])
+
+
+def test_nltk_bleu_reproduces_the_hand_written_bleu_on_todays_fixtures() -> None:
+    """Self-BLEU moved from our own BLEU to nltk's; on every fixture the numbers stay.
+
+    ``self_bleu_c47d376.json`` holds what the hand-written BLEU (commit c47d376) gave for
+    the existing tests' inputs and the open-ended starter data (each domain's fields as a
+    set, and the sentences of each multi-sentence field), under five option settings, and
+    for ``sentence_bleu`` of each set's first text against the rest. nltk computes the same
+    formula (clipping, closest reference length with ties to the shorter, method 1
+    smoothing), so only floating-point rounding may differ.
+    """
+    import json
+    from pathlib import Path
+
+    recorded = json.loads(Path(__file__).with_name("self_bleu_c47d376.json").read_text("utf-8"))
+    sets = recorded["sets"]
+    assert len(recorded["cases"]) == 186
+    for name, options, function, before in recorded["cases"]:
+        texts = sets[name]
+        if function == "self_bleu":
+            after = self_bleu(texts, **options)
+        else:
+            after = sentence_bleu(texts[0], texts[1:], **options)
+        assert after == pytest.approx(before, rel=1e-12, abs=1e-15), (name, options, function)
+
+
+def test_missing_nltk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from creval.errors import MissingDependency
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "nltk" else real(name, *a)
+    )
+    with pytest.raises(MissingDependency, match=r"creval\[index\]"):
+        self_bleu(["a b", "a c"])

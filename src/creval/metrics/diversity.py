@@ -8,7 +8,12 @@ Tokenisation (:func:`tokenize`): the text is lower-cased with ``str.lower`` and 
 runs of word characters (``\\w+``, Unicode-aware, so digits and underscores belong to
 words) and single punctuation characters (every other non-space character is its own
 token). ``"Don't stop!"`` becomes ``['don', "'", 't', 'stop', '!']``. Pass ``tokenizer=`` to
-use another one (for example a Japanese morphological analyser).
+use another one (for example a Japanese morphological analyser). Texygen's Self-BLEU
+tokenised with nltk's ``word_tokenize``, which needs nltk's punkt data downloaded; this one
+needs nothing.
+
+BLEU itself is nltk's (:func:`sentence_bleu`); nltk (extra ``index``, in ``all``) is imported
+when it is first needed.
 
 >>> texts = ["the cat sat on the mat", "the cat sat on the mat"]
 >>> self_bleu(texts), distinct_n(texts, n=1)
@@ -25,6 +30,7 @@ from typing import Literal
 
 from numpy.typing import ArrayLike
 
+from creval.errors import require
 from creval.metrics.distance import mean_pairwise_cosine_distance
 
 __all__ = [
@@ -96,24 +102,30 @@ def _bleu(
     smoothing: Smoothing,
     epsilon: float,
 ) -> float:
-    """BLEU of tokenised inputs, options already checked (see :func:`sentence_bleu`)."""
-    if not hypothesis:
-        return 0.0
-    log_sum = 0.0
-    for n in range(1, max_n + 1):
-        counts = _ngrams(hypothesis, n)
-        most: Counter[tuple[str, ...]] = Counter()
-        for ref in references:
-            most |= _ngrams(ref, n)  # union keeps the maximum count per n-gram
-        matches = sum(min(c, most[g]) for g, c in counts.items())
-        total = max(1, sum(counts.values()))
-        if matches == 0 and (n == 1 or smoothing == "none"):
+    """nltk's BLEU of tokenised inputs, options already checked (see :func:`sentence_bleu`)."""
+    # nltk is imported here, not at module level: importing it takes about a second.
+    require("nltk", package="nltk", extra="index", purpose="BLEU (Self-BLEU)")
+    from nltk.translate.bleu_score import SmoothingFunction, modified_precision
+    from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
+
+    if smoothing == "none":
+        # nltk's method0 stands in sys.float_info.min for a zero precision (BLEU-4 about
+        # 1e-77, with a warning); BLEU without smoothing is 0 then, so say 0.
+        if any(
+            modified_precision(references, hypothesis, n).numerator == 0
+            for n in range(1, max_n + 1)
+        ):
             return 0.0
-        log_sum += math.log((matches if matches else epsilon) / total)
-    c = len(hypothesis)
-    r = min((len(ref) for ref in references), key=lambda length: (abs(length - c), length))
-    brevity = 1.0 if c > r else math.exp(1.0 - r / c)
-    return brevity * math.exp(log_sum / max_n)
+        smoothing_function = SmoothingFunction().method0
+    else:
+        smoothing_function = SmoothingFunction(epsilon=epsilon).method1
+    score = nltk_sentence_bleu(
+        references,
+        hypothesis,
+        weights=(1.0 / max_n,) * max_n,
+        smoothing_function=smoothing_function,
+    )
+    return float(score)
 
 
 def sentence_bleu(
@@ -127,18 +139,23 @@ def sentence_bleu(
 ) -> float:
     """Sentence-level BLEU-``max_n`` of one text against one or more references, in [0, 1].
 
-    BLEU = BP * exp(mean over n = 1..max_n of log p_n), uniform weights. ``p_n`` is the
-    clipped n-gram precision: each hypothesis n-gram counts at most as often as it occurs
-    in the reference where it occurs most. When the hypothesis is shorter than n it has no
-    n-grams and ``p_n`` counts as 0 matches out of 1. The brevity penalty ``BP`` is 1 when
-    the hypothesis (length c) is longer than the closest reference length r (ties go to
-    the shorter reference) and ``exp(1 - r / c)`` otherwise.
+    Computed by nltk's ``nltk.translate.bleu_score.sentence_bleu`` with uniform weights
+    ``1 / max_n``, as Texygen's Self-BLEU (Zhu et al. 2018) does; seed 001 reports
+    Self-BLEU without its code or settings, so these are Texygen's. BLEU = BP * exp(mean
+    over n = 1..max_n of log p_n). ``p_n`` is the clipped n-gram precision: each
+    hypothesis n-gram counts at most as often as it occurs in the reference where it
+    occurs most. When the hypothesis is shorter than n it has no n-grams and ``p_n``
+    counts as 0 matches out of 1. The brevity penalty ``BP`` is 1 when the hypothesis
+    (length c) is longer than the closest reference length r (ties go to the shorter
+    reference) and ``exp(1 - r / c)`` otherwise.
 
     Smoothing: with ``"epsilon"`` (default) a precision with no matches for n >= 2 becomes
-    ``epsilon / (number of hypothesis n-grams)`` (Chen and Cherry 2014, method 1; the
-    smoothing Self-BLEU implementations usually use), so one missing 4-gram does not zero
-    the score. With ``"none"`` any zero precision gives 0. A hypothesis with no unigram
-    match, or no tokens at all, scores 0 either way.
+    ``epsilon / (number of hypothesis n-grams)``: nltk's ``SmoothingFunction(epsilon).method1``
+    (Chen and Cherry 2014, method 1), the smoothing of Texygen's Self-BLEU, whose epsilon
+    is nltk's default 0.1. So one missing 4-gram does not zero the score. With ``"none"``
+    any zero precision gives 0 (exactly 0: nltk's unsmoothed ``method0`` would return
+    about 1e-77 and warn). A hypothesis with no unigram match, or no tokens at all, scores
+    0 either way.
 
     Hand calculation for ``"a b c d e"`` against ``"a b c d f"``: p1..p4 = 4/5, 3/4, 2/3,
     1/2 and BP = 1 (same length), so BLEU = (4/5 * 3/4 * 2/3 * 1/2) ** (1/4) = 0.2 ** 0.25.
@@ -169,9 +186,10 @@ def self_bleu(
 ) -> float:
     """Mean :func:`sentence_bleu` of each text against all the other texts as references.
 
-    Zhu et al. (2018): 1 when every text is the same, lower for a more diverse set. Needs at
-    least two texts, each with at least one token (an empty sample says nothing about
-    diversity; drop it first).
+    Zhu et al. (2018): 1 when every text is the same, lower for a more diverse set. As in
+    Texygen's parallel Self-BLEU, a text is never its own reference. Needs at least two
+    texts, each with at least one token (an empty sample says nothing about diversity;
+    drop it first).
 
     Hand calculation: for ``"a b c d e"`` and ``"a b c d f"`` each text scores 0.2 ** 0.25
     against the other (see :func:`sentence_bleu`), so Self-BLEU is that too. With a third
