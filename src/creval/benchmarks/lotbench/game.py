@@ -86,8 +86,9 @@ def parse_question(raw: str) -> str:
 
 
 def history_text(rounds: list[dict[str, Any]]) -> str:
+    """The earlier rounds as the player sees them: fills, questions, answers and clues."""
     if not rounds:
-        return "This is round 1: nothing has been tried yet."
+        return "Nothing has been tried yet."
     lines = ["What happened so far:"]
     for r in rounds:
         lines.append(f"Round {r['round']}: you filled {MASK} with \"{r['fill']}\": not it.")
@@ -95,7 +96,6 @@ def history_text(rounds: list[dict[str, Any]]) -> str:
             lines.append(f"  You asked: \"{r['question']}\" The answer: {r.get('answer') or 'no usable answer'}.")
         if r.get("clue"):
             lines.append(f"  Clue: {r['clue']}")
-    lines.append(f"This is round {len(rounds) + 1}.")
     return "\n".join(lines)
 
 
@@ -139,7 +139,8 @@ async def play_game(
         for c in counters.values():
             c.tally = {}
         history = history_text(rounds)
-        text = format_prompt(templates.fill[0], templates.fill[1], history=history, **fields)
+        text = format_prompt(templates.fill[0], templates.fill[1], history=history,
+                             round=str(t), **fields)
         raw = await _ask(counters["tested"], text, settings, image_url)
         fill = parse_fill(raw, sample.masked)
         entry: dict[str, Any] = {"round": t, "fill_raw": raw, "fill": fill,
@@ -157,7 +158,7 @@ async def play_game(
                 rounds.append(entry)
                 break
         text = format_prompt(templates.ask[0], templates.ask[1], history=history,
-                             fill=fill or "(nothing)", **fields)
+                             round=str(t), fill=fill or "(nothing)", **fields)
         question_raw = await _ask(counters["tested"], text, settings, image_url)
         question = parse_question(question_raw)
         entry |= {"question_raw": question_raw, "question": question}
