@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml
 	# llama.cpp built for any x86-64 CPU; --no-cache-dir so a cached native wheel is not reused.
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --no-cache-dir "llama-cpp-python[server]==0.3.36"
 	$(PY) -m pip install -e ".[all,dev]"
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || echo "chromium not installed (needs root and Debian's apt): the HTML report's browser tests will skip, or fail under CI"
 	touch $(STAMP)
 
 demo: $(STAMP)
