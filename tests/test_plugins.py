@@ -7,7 +7,7 @@ import os
 import textwrap
 from pathlib import Path
 
-from _cli import creval
+from _cli import creval_process as creval
 
 PLUGIN = '''
 from typing import Any

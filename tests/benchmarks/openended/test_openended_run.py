@@ -63,7 +63,7 @@ def test_scores_match_a_hand_calculation() -> None:
 def test_macgyver_runs_offline_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["run", "macgyver", "--model", "local", "--limit", "1", "--n", "3", "--max-steps", "2",
-            "--step-max-tokens", "40", "--max-tokens", "48", "--judges", "oneshot,multiagent",
+            "--step-max-tokens", "40", "--judge-max-tokens", "48", "--judges", "oneshot,multiagent",
             "--out", str(out)]
     done = subprocess.run([*CREVAL, *args], capture_output=True, text=True, timeout=1800,
                           env=os.environ.copy())
