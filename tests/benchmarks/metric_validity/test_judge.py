@@ -14,9 +14,16 @@ from _servers import ChatServer
 from creval.benchmarks.metric_validity.data import load_domain
 from creval.benchmarks.metric_validity.judging import parse_judgement
 
+UNUSUAL = ("rubber band", "spring", "glass", "candle", "bottle")
+
 
 def _judge(body: dict[str, Any]) -> tuple[int, str]:
     prompt = body["messages"][-1]["content"]
+    if "Is this text" in prompt:  # the paraphrase pair: "conventional?" is always answered yes
+        unusual = any(word in prompt for word in UNUSUAL)
+        return 200, "[[YES]]" if "text conventional?" in prompt or unusual else "[[NO]]"
+    if body.get("seed") == 1 and "bottle" in prompt:  # the second repeat changes its mind once
+        return 200, "Difficulty: 3\nUnconventionality: 3\nEfficiency: 4"
     if "graphite pencil" in prompt:
         return 200, "A clever idea.\nDifficulty: 3\nUnconventionality: 4 or 5\nEfficiency: 4"  # ambiguous
     unusual = any(word in prompt for word in ("rubber band", "spring", "glass", "candle", "bottle"))
@@ -36,8 +43,8 @@ def test_judge_metric_through_a_server(tmp_path: Path) -> None:
     try:
         run = tmp_path / "run"
         done = creval("run", "metric-validity", "--model", "openai:judge", "--base-url", server.url,
-                      "--metrics", "judge", "--out", str(run), "--no-progress",
-                      env={"OPENAI_API_KEY": "test"})
+                      "--metrics", "judge", "--judge-repeats", "2", "--judge-flip", "true",
+                      "--out", str(run), "--no-progress", env={"OPENAI_API_KEY": "test"})
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
@@ -45,12 +52,22 @@ def test_judge_metric_through_a_server(tmp_path: Path) -> None:
     (row,) = scores["table"]
     items = load_domain("problem-solving")
     creative = [i for i in items if i.label == 1]
-    expected_5 = sum(any(w in i.text for w in ("rubber band", "spring", "glass", "candle", "bottle"))
+    expected_5 = sum(any(w in i.text for w in UNUSUAL)
                      for i in creative if "graphite pencil" not in i.text)
     assert row["metric"] == "judge" and row["n_creative"] == 9 and row["n_uncreative"] == 10
     assert scores["values"]["judge"]["creative"].count(5.0) == expected_5
     assert any("parse failure" in reason for reason in scores["excluded"])
-    assert server.seen == 20  # one judge call per text
+    assert server.seen == 20 * 2 + 20 * 2  # two repeats and two paraphrased questions per text
+    checks = {row["check"].split(" (")[0].split(" over")[0]: row for row in scores["judge_checks"]}
+    # joint filter: unconventionality >= 4 and efficiency >= 3 -> the unusual creative texts
+    joint = checks["joint filter"]
+    assert (joint["tp"], joint["fn"], joint["fp"], joint["tn"]) == (expected_5, 9 - expected_5, 0, 10)
+    # 19 texts parse in both repeats; the one with "bottle" changes its score
+    bottles = sum("bottle" in i.text for i in items if "graphite pencil" not in i.text)
+    assert checks["consistency"]["texts"] == 19
+    assert checks["consistency"]["value"] == pytest.approx(round((19 - bottles) / 19, 4))
+    unusual_all = sum(any(w in i.text for w in UNUSUAL) for i in items)
+    assert checks["flip rate"]["value"] == pytest.approx(round(unusual_all / 20, 4))
 
 
 def _concepts(body: dict[str, Any]) -> tuple[int, str]:

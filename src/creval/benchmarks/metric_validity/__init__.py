@@ -52,6 +52,15 @@ class MetricValidityOptions(BenchmarkOptions):
         None, "Your own rubric prompt for --metrics judge ({text} placeholder; the last lines "
         "'Criterion: <n>' as in ours).")
     judge_max_tokens: int = option(512, "Maximum tokens of a judge's answer.", ge=1)
+    judge_temperature: float = option(0.0, "Sampling temperature of the judge.", ge=0.0)
+    judge_repeats: int = option(1, "Judge every text this many times (seeds 0..m-1); the "
+                                "report gives the share of texts with identical verdicts.",
+                                kind="scale", ge=1)
+    judge_flip: bool = option(False, "Also ask 'is it X?' and 'is it not-X?' (e.g. "
+                              "unconventional / conventional) and report the flip rate.", kind="scale")
+    judge_filter: str | None = option(None, "Joint novelty-acceptability filter, e.g. "
+                                      "'logic>=4,originality>=4' (default: seed 002 Table 4).",
+                                      kind="scoring")
     embedder: str = option("minilm", "Embedder of the SNS concepts (minilm, st:NAME, openai:MODEL).",
                            kind="scoring")
 
@@ -97,7 +106,7 @@ def _ppl_unit(item: LabelledText, domain: str) -> Unit:
     return Unit(key=f"ppl/{domain}/{item.id}", run=run, meta=meta)
 
 
-def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: str) -> Unit:
+def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: str, repeat: int) -> Unit:
     from creval.benchmarks.metric_validity.judging import parse_judgement
     from creval.models.base import GenerateRequest
     from creval.prompts import format_prompt
@@ -108,13 +117,37 @@ def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: st
         if not item.text.strip():
             return {"parse_error": "empty text: not judged"}
         request = GenerateRequest.chat(format_prompt(template, source, text=item.text),
-                                       temperature=0.0, max_tokens=options.judge_max_tokens, seed=0)
+                                       temperature=options.judge_temperature,
+                                       max_tokens=options.judge_max_tokens, seed=repeat)
         (verdict,) = await ctx.generate(request, role="judge")
         return {"judgement": verdict.text, **parse_judgement(verdict.text, options.domain)}
 
-    meta = {"part": "judge", "id": item.id, "label": item.label, "group": item.group,
-            "text_digest": text_digest(item.text)}
-    return Unit(key=f"judge/{options.domain}/{item.id}", run=run, meta=meta)
+    meta = {"part": "judge", "repeat": repeat, "id": item.id, "label": item.label,
+            "group": item.group, "text_digest": text_digest(item.text)}
+    suffix = f"/r{repeat}" if repeat else ""
+    return Unit(key=f"judge/{options.domain}/{item.id}{suffix}", run=run, meta=meta)
+
+
+def _flip_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
+    from creval.benchmarks.metric_validity.judging import QUESTION_TEMPLATE, question_pair
+    from creval.judges.criteria import parse_binary
+    from creval.models.base import GenerateRequest
+
+    async def run(ctx: UnitContext) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for side, adjective in zip(("positive", "negative"), question_pair(options.domain), strict=True):
+            prompt = QUESTION_TEMPLATE.format(text=item.text, adjective=adjective)
+            request = GenerateRequest.chat(prompt, temperature=options.judge_temperature,
+                                           max_tokens=options.judge_max_tokens, seed=0)
+            (answer,) = await ctx.generate(request, role="judge")
+            verdict, error = parse_binary(answer.text)
+            out[side] = verdict
+            if error:
+                out[f"{side}_error"] = error
+        return out
+
+    meta = {"part": "flip", "id": item.id, "label": item.label, "text_digest": text_digest(item.text)}
+    return Unit(key=f"flip/{options.domain}/{item.id}", run=run, meta=meta)
 
 
 def _sns_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
@@ -169,7 +202,10 @@ class MetricValidity(Benchmark):
             from creval.benchmarks.metric_validity.judging import judge_template
 
             template = judge_template(options.domain, options.judge_prompt_file)
-            units += [_judge_unit(item, options, template) for item in items]
+            units += [_judge_unit(item, options, template, r)
+                      for r in range(options.judge_repeats) for item in items]
+            if options.judge_flip:
+                units += [_flip_unit(item, options) for item in items if item.text.strip()]
         if "sns" in metrics:
             units += [_sns_unit(item, options) for item in items]
         return units

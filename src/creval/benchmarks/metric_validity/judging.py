@@ -88,3 +88,97 @@ def parse_judgement(text: str, domain: str) -> dict[str, Any]:
         else:
             scores.update(parsed.scores)
     return {"parse_error": "; ".join(errors)} if errors else {"scores": scores}
+
+
+#: Seed 002 Table 4: a text is predicted creative when every listed score reaches its
+#: threshold. Writing and ideation as in the paper; problem solving is ours (the paper
+#: gives none): unconventional and reasonably efficient.
+DEFAULT_FILTERS: dict[str, dict[str, int]] = {
+    "writing": {"logic": 4, "originality": 4},
+    "problem-solving": {"unconventionality": 4, "efficiency": 3},
+    "ideation": {"presentation": 3, "soundness": 3, "contribution": 3},
+}
+
+
+def parse_filter(spec: str | None, domain: str) -> dict[str, int]:
+    """``"logic>=4,originality>=4"`` (criteria of the domain's rubric) or the default.
+
+    >>> parse_filter("Efficiency>=2", "problem-solving")
+    {'efficiency': 2}
+    >>> parse_filter(None, "custom")
+    {'logic': 4, 'originality': 4}
+    """
+    rubric = rubric_for(domain)
+    if not spec:
+        return dict(DEFAULT_FILTERS.get(domain, DEFAULT_FILTERS["writing"]))
+    out: dict[str, int] = {}
+    for part in spec.split(","):
+        name, sep, value = part.strip().partition(">=")
+        name = name.strip().lower().replace(" ", "_")
+        if not sep or name not in rubric.criteria() or not value.strip().isdigit():
+            raise CrevalError(
+                f"--judge-filter takes CRITERION>=N pairs joined by commas, with criteria from "
+                f"{', '.join(rubric.criteria())}; got {part.strip()!r}."
+            )
+        out[name] = int(value)
+    return out
+
+
+def joint_filter(judged: list[tuple[int, dict[str, int]]], thresholds: dict[str, int]) -> dict[str, Any]:
+    """Table 4: predicted creative = every thresholded score reached; against the labels.
+
+    ``judged`` holds ``(label, scores)`` pairs (label 1 = creative, the positive class).
+
+    >>> r = joint_filter([(1, {"a": 5}), (1, {"a": 2}), (0, {"a": 4}), (0, {"a": 1})], {"a": 4})
+    >>> r["tp"], r["fn"], r["fp"], r["tn"], r["accuracy"], r["precision"], r["recall"], r["f1"]
+    (1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5)
+    """
+    counts = {"tp": 0, "fn": 0, "fp": 0, "tn": 0}
+    for label, scores in judged:
+        predicted = all(scores[name] >= value for name, value in thresholds.items())
+        key = ("tp" if predicted else "fn") if label == 1 else ("fp" if predicted else "tn")
+        counts[key] += 1
+    tp, fn, fp, tn = counts["tp"], counts["fn"], counts["fp"], counts["tn"]
+    total = tp + fn + fp + tn
+    return {
+        "filter": ", ".join(f"{k} >= {v}" for k, v in thresholds.items()), **counts,
+        "accuracy": (tp + tn) / total if total else None,
+        "precision": tp / (tp + fp) if tp + fp else None,
+        "recall": tp / (tp + fn) if tp + fn else None,
+        "f1": 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None,
+    }
+
+
+#: The paraphrased yes/no question of the flip-rate check (seed 002 section 5.2.4).
+QUESTIONS: dict[str, tuple[str, str]] = {
+    "problem-solving": ("unconventional", "conventional"),
+    "writing": ("original", "unoriginal"),
+    "ideation": ("novel", "incremental"),
+}
+QUESTION_TEMPLATE = (
+    "Read the text below.\n\n[Text]\n{text}\n\nIs this text {adjective}? Think briefly, then end "
+    "your answer with [[YES]] or [[NO]]."
+)
+
+
+def question_pair(domain: str) -> tuple[str, str]:
+    return QUESTIONS.get(domain, QUESTIONS["writing"])
+
+
+def consistency(verdicts: list[list[Any]]) -> float | None:
+    """Share of items whose repeated verdicts are all identical (items with >= 2 verdicts).
+
+    >>> consistency([[3, 3, 3], [4, 3, 4], [5, 5]])
+    0.6666666666666666
+    """
+    repeated = [v for v in verdicts if len(v) >= 2]
+    return sum(len(set(v)) == 1 for v in repeated) / len(repeated) if repeated else None
+
+
+def flip_rate(pairs: list[tuple[bool, bool]]) -> float | None:
+    """Share of items where "is it X?" and "is it not-X?" get the same answer (a contradiction).
+
+    >>> flip_rate([(True, False), (True, True), (False, False), (False, True)])
+    0.5
+    """
+    return sum(a == b for a, b in pairs) / len(pairs) if pairs else None

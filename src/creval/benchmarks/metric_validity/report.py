@@ -26,7 +26,8 @@ def _judgements(items: list[LabelledText], records: list[Record], domain: str,
     from creval.benchmarks.metric_validity.judging import rubric_for
 
     rubric = rubric_for(domain)
-    by_id = {str(r.unit.get("id")): r for r in records if r.unit.get("part") == "judge"}
+    by_id = {str(r.unit.get("id")): r for r in records
+             if r.unit.get("part") == "judge" and not r.unit.get("repeat")}
     sums: dict[int, dict[str, list[int]]] = {1: {}, 0: {}}
     for item in items:
         record = by_id.get(item.id)
@@ -45,6 +46,45 @@ def _judgements(items: list[LabelledText], records: list[Record], domain: str,
                                for label, s in ((1, "creative"), (0, "uncreative"))}}
         for name in rubric.criteria()
     ]
+
+
+def _judge_checks(items: list[LabelledText], records: list[Record], options: Any) -> list[dict[str, Any]]:
+    """Table 4's joint filter, consistency over repeats, and the paraphrase flip rate."""
+    from creval.benchmarks.metric_validity.judging import (
+        consistency,
+        flip_rate,
+        joint_filter,
+        parse_filter,
+        rubric_for,
+    )
+
+    labels = {i.id: i.label for i in items}
+    creativity = rubric_for(options.domain).creativity
+    first: dict[str, dict[str, int]] = {}
+    repeats: dict[str, list[int]] = {}
+    flips: list[tuple[bool, bool]] = []
+    for r in records:
+        text_id = str(r.unit.get("id"))
+        if text_id not in labels or r.status != "ok":
+            continue
+        if r.unit.get("part") == "judge" and r.output.get("scores"):
+            scores = {k: int(v) for k, v in r.output["scores"].items()}
+            repeats.setdefault(text_id, []).append(scores[creativity])
+            if not r.unit.get("repeat"):
+                first[text_id] = scores
+        elif r.unit.get("part") == "flip" and None not in (r.output.get("positive"), r.output.get("negative")):
+            flips.append((bool(r.output["positive"]), bool(r.output["negative"])))
+    rows = [{"check": "joint filter (Table 4)",
+             **joint_filter([(labels[t], s) for t, s in first.items()],
+                            parse_filter(options.judge_filter, options.domain))}]
+    if options.judge_repeats > 1:
+        rows.append({"check": f"consistency over {options.judge_repeats} repeats ({creativity})",
+                     "value": consistency(list(repeats.values())),
+                     "texts": sum(len(v) >= 2 for v in repeats.values())})
+    if options.judge_flip:
+        rows.append({"check": "flip rate (same answer to 'X?' and 'not X?')",
+                     "value": flip_rate(flips), "texts": len(flips)})
+    return [{k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
 
 
 def _sns(items: list[LabelledText], records: list[Record], embedder: str, per_text: PerText,
@@ -124,6 +164,7 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
                      "of five core concepts named by the judge model.")
     if "judge" in metrics:
         out["judge_criteria"] = _judgements(items, records, options.domain, per_text, excluded)
+        out["judge_checks"] = _judge_checks(items, records, options)
         notes.append("Judge: rubric with chain of thought, strict parsing; the judge metric is "
                      "the domain's creativity criterion; unparsed answers are excluded and counted.")
     labels = {i.id: i.label for i in items}
@@ -189,6 +230,9 @@ def _sections(sets: list[dict[str, Any]], agreement: list[dict[str, Any]], out: 
             for r in templates["rate_by_n"]]})
     if out.get("judge_criteria"):
         sections.append({"title": "Judge criteria (mean per set)", "rows": out["judge_criteria"]})
+        sections.append({"title": "Judge checks", "rows": out["judge_checks"],
+                         "text": "Creative texts are the positive class. Repeats and the "
+                                 "paraphrase pair run with --judge-repeats and --judge-flip."})
     if excluded:
         sections.append({"title": "Excluded texts", "rows": [
             {"reason": reason, "texts": count} for reason, count in sorted(excluded.items())]})
