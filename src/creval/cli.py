@@ -7,11 +7,30 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from creval.errors import CrevalError
 
+class _Group(TyperGroup):
+    """Bad input (a :class:`CrevalError`) exits with its code and a message, no traceback,
+    however the app is invoked: ``creval``, ``python -m creval.cli`` or Typer's test runner."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CrevalError as exc:
+            from rich.markup import escape
+
+            from creval.redact import redact_text
+
+            message = escape(redact_text(str(exc)))
+            _console(stderr=True).print(f"[bold red]error:[/] {message}", soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
 app = typer.Typer(
     name="creval",
+    cls=_Group,
     help="Measure the creativity of language models.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -254,21 +273,13 @@ def report(
     html: Annotated[bool, typer.Option("--html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path.")] = False,
 ) -> None:
     """Write report.md again from a run directory's manifest and scores, and print it."""
-    import json
-
+    from creval.reader import read_run
     from creval.report.markdown import write_report
-    from creval.runner.store import SCORES, read_manifest
 
-    manifest = read_manifest(run_dir)  # read-only: safe beside a live run
-    if manifest is None:
-        raise CrevalError(f"{run_dir} is not a run directory (no manifest.json).")
-    if not (run_dir / SCORES).is_file():
+    run = read_run(run_dir)  # read-only: safe beside a live run
+    if run.scores is None:
         raise CrevalError(f"{run_dir} has no scores.json yet: run `creval run` with this --out.")
-    try:
-        scores = json.loads((run_dir / SCORES).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CrevalError(f"{run_dir / SCORES} is not valid JSON ({exc}).") from None
-    path = write_report(run_dir, manifest, scores)
+    path = write_report(run_dir, run.manifest.model_dump(mode="json"), run.scores.model_dump(mode="json"))
     typer.echo(path.read_text(encoding="utf-8"))
     if html:
         from creval.report.html import write_html_report
@@ -322,22 +333,16 @@ def agreement_command(
 
 def main() -> None:
     """Entry point: bad input and set-up problems exit 2 with a message, no traceback."""
-    _register_subcommands()
     try:
         app()
-    except CrevalError as exc:
-        from rich.markup import escape
-
-        from creval.redact import redact_text
-
-        message = escape(redact_text(str(exc)))
-        _console(stderr=True).print(f"[bold red]error:[/] {message}", soft_wrap=True)
-        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         _console(stderr=True).print(
             "interrupted: finished units are saved; run the same command again to resume."
         )
         sys.exit(130)
+
+
+_register_subcommands()  # at import, so `app` is whole for Typer's in-process test runner
 
 
 if __name__ == "__main__":
