@@ -183,5 +183,7 @@ def score_neocoder(
         out.write_text(json.dumps(scores, indent=2, default=str), encoding="utf-8")
 
 
-# Seed 002 metrics (ci, templates, ppl) live in their own module and register themselves here.
-from creval import cli_score_metrics  # noqa: E402,F401
+# Seed 002 metrics (ci, templates, ppl) live in their own module.
+from creval.cli_score_metrics import register as _register_metrics  # noqa: E402
+
+_register_metrics(score_app)

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 import typer
 
-from creval.cli_score import score_app
 from creval.errors import CrevalError
 
 TextField = Annotated[str, typer.Option(help="The text field of each JSONL line.")]
@@ -48,7 +47,6 @@ def _write(rows: list[dict[str, Any]], out: Path | None, summary: str) -> None:
     typer.echo(summary + (f" -> {out}" if out else ""), err=True)
 
 
-@score_app.command("ci")
 def score_ci(
     file: Annotated[Path, typer.Argument(help="JSONL texts.")],
     index: Annotated[Path | None, typer.Option(help="Local index folder (creval index build); default: the small starter index.")] = None,
@@ -83,7 +81,6 @@ def score_ci(
                       f"{ix.queries} index queries; index {index} ({ix.manifest['words']} words)")
 
 
-@score_app.command("templates")
 def score_templates(
     file: Annotated[Path, typer.Argument(help="JSONL texts.")],
     n: Annotated[int, typer.Option(help="Template length (POS tags).")] = 5,
@@ -128,7 +125,6 @@ def score_templates(
                       f"template rate {rate if rate is None else round(rate, 4)} over {len(usable)} texts")
 
 
-@score_app.command("ppl")
 def score_ppl(
     file: Annotated[Path, typer.Argument(help="JSONL texts.")],
     model: Annotated[str, typer.Option("--model", "-m", help="local, local:PATH.gguf or hf:NAME (backends with prompt log-probabilities).")] = "local",
@@ -163,3 +159,10 @@ def score_ppl(
     total = corpus_perplexity(pooled) if pooled else None
     _write(rows, out, f"ppl: {len(pooled)} scored, {len(rows) - len(pooled)} excluded; pooled "
                       f"perplexity {total if total is None else round(total, 4)} under {model}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``ci``, ``templates`` and ``ppl`` to ``creval score``."""
+    app.command("ci")(score_ci)
+    app.command("templates")(score_templates)
+    app.command("ppl")(score_ppl)
