@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
-from creval.benchmarks.common import load_prompt, text_digest
+from creval.benchmarks.common import load_prompt
 from creval.benchmarks.lotbench.data import image_data_url, load_samples
-from creval.benchmarks.lotbench.evaluators import E1_PROMPTS
+from creval.benchmarks.lotbench.evaluators import CHAIN_PROMPT, E1_PROMPTS, E2_PROMPT
 from creval.benchmarks.lotbench.game import GameSettings, Templates, play_game
 from creval.models.base import Completion, GenerateRequest
 from creval.runner.engine import Unit, UnitContext
@@ -46,7 +46,7 @@ class LoTbenchOptions(BenchmarkOptions):
 
 
 @register_benchmark
-class LoTbench(Benchmark):
+class LoTbench(Benchmark[LoTbenchOptions]):
     name = "lotbench"
     description = "LoTbench: rounds of fill / judge (DAESO) / ask until the model recreates a human joke (S_c)."
     seed_paper = "003"
@@ -59,16 +59,16 @@ class LoTbench(Benchmark):
             ask=(load_prompt("lotbench_ask", o.ask_prompt_file), o.ask_prompt_file or "lotbench_ask"),
         )
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, LoTbenchOptions)
-        fingerprint = options.by_kind("generation")
+    def prompts(self, options: LoTbenchOptions) -> dict[str, str]:
         t = self._templates(options)
-        judge = load_prompt(E1_PROMPTS[options.e1_mode], options.e1_prompt_file)
-        fingerprint["prompt"] = text_digest(t.fill[0] + t.ask[0] + judge)
-        return fingerprint
+        prompts = {"prompt": t.fill[0], "ask_prompt": t.ask[0],
+                   "e1_prompt": load_prompt(E1_PROMPTS[options.e1_mode], options.e1_prompt_file),
+                   "e2_prompt": load_prompt(E2_PROMPT, options.e2_prompt_file)}
+        if options.e1_mode == "causal":
+            prompts["e1_chain_prompt"] = load_prompt(CHAIN_PROMPT)
+        return prompts
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, LoTbenchOptions)
+    def units(self, options: LoTbenchOptions) -> list[Unit]:
         samples = load_samples(options.samples)
         samples = samples[: options.limit] if options.limit else samples
         templates = self._templates(options)
@@ -103,7 +103,7 @@ class LoTbench(Benchmark):
                 units.append(Unit(key=f"lotbench-{sample.id}-r{repeat}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+    def score(self, records: list[Record], options: LoTbenchOptions) -> dict[str, Any]:
         from creval.benchmarks.lotbench.scoring import score_lotbench
 
         return score_lotbench(records, options)

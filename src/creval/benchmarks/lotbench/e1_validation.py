@@ -16,9 +16,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
-from creval.benchmarks.common import load_prompt, parse_jsonl, text_digest
+from creval.benchmarks.common import load_prompt, parse_jsonl
 from creval.benchmarks.lotbench.data import Sample, load_samples
-from creval.benchmarks.lotbench.evaluators import E1_PROMPTS, DaesoJudge, usage_dict
+from creval.benchmarks.lotbench.evaluators import CHAIN_PROMPT, E1_PROMPTS, DaesoJudge, usage_dict
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest
 from creval.runner.engine import Unit, UnitContext
@@ -63,20 +63,19 @@ def load_labels(path: str | None, samples: dict[str, Sample]) -> list[Label]:
 
 
 @register_benchmark
-class LoTbenchE1(Benchmark):
+class LoTbenchE1(Benchmark[E1Options]):
     name = "lotbench-e1"
     description = "LoTbench E1 validation: DAESO verdicts of --model against labelled pairs (accuracy, kappa)."
     seed_paper = "003"
     Options = E1Options
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, E1Options)
-        fingerprint = options.by_kind("generation")
-        fingerprint["prompt"] = text_digest(load_prompt(E1_PROMPTS[options.e1_mode], options.e1_prompt_file))
-        return fingerprint
+    def prompts(self, options: E1Options) -> dict[str, str]:
+        prompts = {"prompt": load_prompt(E1_PROMPTS[options.e1_mode], options.e1_prompt_file)}
+        if options.e1_mode == "causal":
+            prompts["e1_chain_prompt"] = load_prompt(CHAIN_PROMPT)
+        return prompts
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, E1Options)
+    def units(self, options: E1Options) -> list[Unit]:
         samples = {s.id: s for s in load_samples(options.samples)}
         labels = load_labels(options.labels, samples)
         labels = labels[: options.limit] if options.limit else labels
@@ -98,7 +97,7 @@ class LoTbenchE1(Benchmark):
             units.append(Unit(key=f"e1-{label.id}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+    def score(self, records: list[Record], options: E1Options) -> dict[str, Any]:
         from creval.metrics.agreement import cohen_kappa
 
         ok = [r for r in records if r.status == "ok"]
@@ -114,7 +113,7 @@ class LoTbenchE1(Benchmark):
             "headline": {"accuracy": right / len(ok) if ok else None, "kappa": kappa,
                          "pairs": len(ok), "parse_failures": len(ok) - len(parsed),
                          "majority_baseline": majority},
-            "table": [{"id": r.unit["id"], "sample": r.unit["sample_id"], "fill": r.unit["fill"],
+            "table": [{"key": r.key, "sample": r.unit["sample_id"], "fill": r.unit["fill"],
                        "label": r.unit["label"], "verdict": r.output.get("daeso")} for r in ok],
             "notes": [f"E1 setting: {options.e1_mode}. Accuracy counts unparsable verdicts as "
                       "wrong; kappa is over parsed verdicts; majority_baseline always answers "

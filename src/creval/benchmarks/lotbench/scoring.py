@@ -78,7 +78,8 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
     """The scores dict of a lotbench run (options: alpha, beta, unsolved, max_rounds, ...)."""
     finished = [r for r in records if r.status == "ok"]
     skipped = [r for r in finished if "skipped" in r.output]
-    games = [r.output | {"repeat": r.unit.get("repeat")} for r in finished if "skipped" not in r.output]
+    games = [r.output | {"key": r.key, "repeat": r.unit.get("repeat")}
+             for r in finished if "skipped" not in r.output]
     by_sample: dict[str, list[int | None]] = {}
     for g in games:
         by_sample.setdefault(g["sample_id"], []).append(g["solved_round"])
@@ -120,7 +121,7 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
         position = leaderboard_position(headline["S_c"], load_leaderboard(options.leaderboard))
         headline["leaderboard_rank"] = position["rank_among_models"]
         sections.append({"title": "Leaderboard", "rows": [position]})
-    table = [{"sample": g["sample_id"], "repeat": g["repeat"], "solved_round": g["solved_round"],
+    table = [{"key": g["key"], "sample": g["sample_id"], "repeat": g["repeat"], "solved_round": g["solved_round"],
               "fills": " | ".join(r["fill"] for r in g["rounds"])[:160]} for g in games]
     notes = [
         f"S_c = mean over samples and repeats of {options.beta} * exp(-{options.alpha} * t), t the "

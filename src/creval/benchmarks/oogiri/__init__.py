@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
-from creval.benchmarks.common import load_prompt, text_digest
+from creval.benchmarks.common import load_prompt
 from creval.benchmarks.oogiri.data import Loaded, load_prompts
 from creval.benchmarks.oogiri.protocol import Settings, Templates, run_prompt
 from creval.benchmarks.oogiri.questions import CHOICE_TYPES, pick_unrelated
@@ -59,7 +59,7 @@ def _kinds(text: str, known: tuple[str, ...], flag: str) -> tuple[str, ...]:
 
 
 @register_benchmark
-class Oogiri(Benchmark):
+class Oogiri(Benchmark[OogiriOptions]):
     name = "oogiri"
     description = "Oogiri game: pick the human joke among distractors (mTn) and rank jokes by likes."
     seed_paper = "003"
@@ -83,15 +83,12 @@ class Oogiri(Benchmark):
         loaded.prompts = kept
         return loaded
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, OogiriOptions)
-        fingerprint = options.by_kind("generation")
+    def prompts(self, options: OogiriOptions) -> dict[str, str]:
         t = self._templates(options)
-        fingerprint["prompt"] = text_digest("".join(x[0] for x in (t.choice, t.rank, t.literal, t.rewrite)))
-        return fingerprint
+        return {"prompt": t.choice[0], "rank_prompt": t.rank[0], "literal_prompt": t.literal[0],
+                "rewrite_prompt": t.rewrite[0]}
 
-    def units(self, options: Any) -> list[Unit]:
-        assert isinstance(options, OogiriOptions)
+    def units(self, options: OogiriOptions) -> list[Unit]:
         loaded = self._load(options)
         templates = self._templates(options)
         images = Path(options.images_dir) if options.images_dir else (
@@ -124,10 +121,9 @@ class Oogiri(Benchmark):
             units.append(Unit(key=f"oogiri-{prompt.id}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
+    def score(self, records: list[Record], options: OogiriOptions) -> dict[str, Any]:
         from creval.benchmarks.oogiri.scoring import score_oogiri
 
-        assert isinstance(options, OogiriOptions)
         loaded = self._load(options)
         info = {"source": loaded.source, "excluded": loaded.excluded, "split": loaded.split}
         return score_oogiri(records, relevance=options.relevance, loaded=info)

@@ -63,7 +63,7 @@ def _ranking_rows(
     ndcgs, rand_ndcgs, hits, rand_hits, rhos = [], [], [], [], []
     unparsed = undefined = 0
     skipped: Counter[str] = Counter()
-    table = []
+    table: list[dict[str, Any]] = []
     for r in records:
         q = r.output.get("ranking")
         if not q:
@@ -80,7 +80,7 @@ def _ranking_rows(
         if order is None:
             unparsed += 1
             hits.append(0.0)
-            table.append({"id": r.unit.get("id"), "ranking": None, "ndcg": None, "top1": False})
+            table.append({"key": r.key, "ranking": None, "ndcg": None, "top1": False})
             continue
         hit = top1(likes, order)
         hits.append(float(hit))
@@ -94,7 +94,7 @@ def _ranking_rows(
             undefined += 1
         else:
             rhos.append(rho.r)
-        table.append({"id": r.unit.get("id"), "ranking": "".join("ABCDE"[i] for i in order),
+        table.append({"key": r.key, "ranking": "".join("ABCDE"[i] for i in order),
                       "ndcg": score, "top1": hit, "spearman": rho.r})
     summary = {
         "questions": len(hits), "unparsed": unparsed, "top1": _mean(hits),
