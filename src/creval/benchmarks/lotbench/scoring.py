@@ -60,18 +60,26 @@ def leaderboard_position(score: float, records: list[dict[str, Any]]) -> dict[st
 
 
 def _per_round_usage(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    by_round: dict[int, dict[str, list[int]]] = {}
+    """Per round: mean tokens and requests of each role over the games that reached it
+    (the cost of a round as the history grows)."""
+    tokens: dict[int, dict[str, list[int]]] = {}
+    calls: dict[int, dict[str, list[int]]] = {}
     for g in games:
         for r in g["rounds"]:
-            row = by_round.setdefault(r["round"], {role: [] for role in ROLES})
+            t_row = tokens.setdefault(r["round"], {role: [] for role in ROLES})
+            c_row = calls.setdefault(r["round"], {role: [] for role in ROLES})
             for role in ROLES:
                 u = r.get("usage", {}).get(role, {})
-                row[role].append(u.get("input_tokens", 0) + u.get("output_tokens", 0))
-    return [
-        {"round": t, "games": len(row["tested"]),
-         **{f"{role}_tokens_mean": statistics.fmean(row[role]) for role in ROLES}}
-        for t, row in sorted(by_round.items())
-    ]
+                t_row[role].append(u.get("input_tokens", 0) + u.get("output_tokens", 0))
+                c_row[role].append(u.get("calls", 0))
+    rows = []
+    for t in sorted(tokens):
+        row: dict[str, Any] = {"round": t, "games": len(tokens[t]["tested"])}
+        for role in ROLES:
+            row[f"{role}_tokens"] = statistics.fmean(tokens[t][role])
+            row[f"{role}_requests"] = statistics.fmean(calls[t][role])
+        rows.append(row)
+    return rows
 
 
 def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
@@ -99,6 +107,7 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
     e2_fail = sum(g["e2_parse_failures"] for g in games)
     usage_total = {role: sum(g["usage"].get(role, {}).get(k, 0) for g in games
                              for k in ("input_tokens", "output_tokens")) for role in ROLES}
+    requests = {role: sum(g["usage"].get(role, {}).get("calls", 0) for g in games) for role in ROLES}
     headline |= {
         "samples": len(by_sample), "games": len(games), "games_skipped": len(skipped),
         "solved": len(solved),
@@ -111,11 +120,13 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
     }
     sections = [
         {"title": "Rounds to DAESO", "rows": [{"round": k, "games": v} for k, v in histogram.items()]},
-        {"title": "Tokens per round (mean over the games that reached the round)",
+        {"title": "Tokens and requests per round (mean over the games that reached it)",
          "rows": _per_round_usage(games)},
-        {"title": "Tokens per role (all games)", "rows": [
-            {"role": role, "tokens": usage_total[role],
-             "calls": sum(g["usage"].get(role, {}).get("calls", 0) for g in games)} for role in ROLES]},
+        {"title": "Tokens and requests per role", "rows": [
+            {"role": role, "tokens": usage_total[role], "requests": requests[role],
+             "tokens_per_game": usage_total[role] / len(games) if games else None,
+             "requests_per_game": requests[role] / len(games) if games else None}
+            for role in ROLES]},
     ]
     if options.leaderboard and headline["S_c"] is not None:
         position = leaderboard_position(headline["S_c"], load_leaderboard(options.leaderboard))
