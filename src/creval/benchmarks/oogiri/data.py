@@ -20,7 +20,6 @@ sorted prompt ids are shuffled with ``random.Random(seed)`` and the first
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from dataclasses import dataclass, field
@@ -240,7 +239,3 @@ def image_data_url(path: Path) -> str:
 
     mime = mimetypes.guess_type(path.name)[0] or "image/jpeg"
     return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
-
-
-def split_json(info: dict[str, Any]) -> str:
-    return json.dumps(info, indent=1, ensure_ascii=False)
