@@ -9,7 +9,9 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from creval.cli_common import parse_extra_options
 from creval.errors import CrevalError
+
 
 class _Group(TyperGroup):
     """Bad input (a :class:`CrevalError`) exits with its code and a message, no traceback,
@@ -58,29 +60,6 @@ def _register_subcommands() -> None:
     app.add_typer(index_app, name="index")
     app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
-
-
-def parse_extra_options(args: list[str]) -> dict[str, str]:
-    """``["--trials", "5", "--lang=ja"]`` -> ``{"trials": "5", "lang": "ja"}``.
-
-    >>> parse_extra_options(["--trials", "5", "--lang=ja", "--prompt-file", "p.txt"])
-    {'trials': '5', 'lang': 'ja', 'prompt_file': 'p.txt'}
-    """
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if not arg.startswith("--") or len(arg) == 2:
-            raise CrevalError(f"Unexpected argument {arg!r}: benchmark options look like --name VALUE.")
-        name, eq, value = arg[2:].partition("=")
-        if not eq:
-            if i + 1 >= len(args) or args[i + 1].startswith("--"):
-                raise CrevalError(f"Option --{name} needs a value.")
-            value = args[i + 1]
-            i += 1
-        out[name.replace("-", "_")] = value
-        i += 1
-    return out
 
 
 def _options_table(cls: Any) -> Any:
@@ -203,7 +182,7 @@ def run(
 
 def _print_dry_run(plans: list[Any]) -> None:
     """Each unit's first prompt, as ``creval run --dry-run`` shows it."""
-    from creval.evaluation import dry_run
+    from creval.offline import dry_run
 
     for bench, options, run_dir in plans:
         requests = dry_run(bench, options)

@@ -183,6 +183,40 @@ def score_neocoder(
         out.write_text(json.dumps(scores, indent=2, default=str), encoding="utf-8")
 
 
+@score_app.command(
+    "answers",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def score_answers_command(
+    ctx: typer.Context,
+    benchmark: Annotated[str, typer.Argument(help="A benchmark name (see `creval list`).")],
+    file: Annotated[Path, typer.Argument(help='JSONL: {"key": UNIT_KEY, "answer": TEXT} per line (or no key: units in order).')],
+    out: Annotated[Path | None, typer.Option(help="Also write the scores as JSON here.")] = None,
+) -> None:
+    """Score answers written elsewhere with any benchmark's scorer; benchmark options follow
+    as in `creval run` (e.g. `creval score answers dat answers.jsonl --variant all-valid`)."""
+    import json
+
+    from creval.benchmarks.base import get_benchmark
+    from creval.benchmarks.common import jsonl_objects
+    from creval.cli_common import parse_extra_options
+    from creval.offline import score_answers
+    from creval.report.markdown import fmt
+
+    bench = get_benchmark(benchmark)
+    options = bench.parse_options(parse_extra_options(list(ctx.args)))
+    if not file.is_file():
+        raise CrevalError(f"{file} does not exist.")
+    answers = [obj for _, obj in jsonl_objects(file.read_text(encoding="utf-8").splitlines(), str(file))]
+    scores = score_answers(bench, options, answers)
+    for metric, value in scores.get("headline", {}).items():
+        typer.echo(f"{metric}={fmt(value)}")
+    for note in scores.get("notes", []):
+        typer.echo(f"- {note}")
+    if out is not None:
+        out.write_text(json.dumps(scores, indent=2, default=str), encoding="utf-8")
+
+
 # Seed 002 metrics (ci, templates, ppl) live in their own module.
 from creval.cli_score_metrics import register as _register_metrics  # noqa: E402
 

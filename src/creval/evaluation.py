@@ -21,7 +21,7 @@ from typing import Any
 from creval.benchmarks.base import Benchmark, BenchmarkOptions
 from creval.errors import CrevalError
 from creval.models import Model, ModelOptions, get_model
-from creval.models.base import Capabilities, EndpointUnreachable, GenerateRequest, digest
+from creval.models.base import EndpointUnreachable, digest
 from creval.records import RECORDS, Scores, latest_records, read_records, superseded_count
 from creval.redact import redact_argv
 from creval.runner.cache import ResponseCache, default_cache_path
@@ -365,47 +365,3 @@ def slug(text: str) -> str:
     'local-tmp-my-model.gguf'
     """
     return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-") or "model"
-
-
-class _DryRunStop(Exception):
-    """Raised by the dry-run context at a unit's first model call."""
-
-
-class _DryRunContext:
-    """Stands in for :class:`creval.runner.engine.UnitContext`: it records the unit's first
-    request and stops the unit there, so no model is called."""
-
-    def __init__(self) -> None:
-        self.request: GenerateRequest | None = None
-        self.role = "target"
-
-    def capabilities(self, role: str = "target") -> Capabilities:
-        return Capabilities(logprobs=True, n=True, seed=True)
-
-    async def generate(
-        self, request: GenerateRequest, *, role: str = "target", first_sample: int = 0
-    ) -> list[Any]:
-        self.request, self.role = request, role
-        raise _DryRunStop
-
-
-def dry_run(benchmark: Benchmark[Any], options: BenchmarkOptions) -> list[dict[str, Any]]:
-    """The first request of every unit, without calling a model or writing anything: its key,
-    the role asked, ``n``, and the messages (later requests depend on the answers)."""
-
-    async def first(unit: Unit) -> dict[str, Any]:
-        ctx = _DryRunContext()
-        with contextlib.suppress(_DryRunStop):
-            await unit.run(ctx)  # type: ignore[arg-type]
-        request = ctx.request
-        return {
-            "key": unit.key,
-            "role": ctx.role if request is not None else None,
-            "n": request.n if request is not None else 0,
-            "messages": [m.model_dump(mode="json") for m in request.messages] if request else [],
-        }
-
-    async def all_units() -> list[dict[str, Any]]:
-        return [await first(u) for u in benchmark.units(options)]
-
-    return asyncio.run(all_units())
