@@ -43,6 +43,7 @@ class Browser:
         import websocket  # websocket-client
 
         profile.mkdir(parents=True, exist_ok=True)
+        (profile / "DevToolsActivePort").unlink(missing_ok=True)  # a reused profile's old port
         self.log = profile / "chromium.log"
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
@@ -93,13 +94,18 @@ class Browser:
         return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout: float = 30) -> Any:
+        """The first truthy value of ``expression``; it may throw until the page has loaded."""
         deadline = time.monotonic() + timeout
+        last = ""
         while time.monotonic() < deadline:
-            value = self.js(expression)
+            try:
+                value = self.js(expression)
+            except AssertionError as exc:  # for example document.body still null
+                value, last = None, str(exc)
             if value:
                 return value
             time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {expression}")
+        raise AssertionError(f"timed out waiting for {expression} {last}")
 
     def type_text(self, text: str) -> None:
         """Type into the focused element as a keyboard would (input events included)."""

@@ -218,11 +218,8 @@ def test_without_matplotlib_the_report_keeps_its_tables(tmp_path: Path) -> None:
     assert "<td class=\"num\">0.2500</td>" in page
 
 
-def test_report_command_writes_html_and_prints_its_path(tmp_path: Path) -> None:
-    from creval.cli import app
-
-    long_answer = "word " * 5000
-    run = _run_dir(tmp_path / "run", {"headline": {"x": 1.5}}, [
+def _judged_run(root: Path, long_answer: str) -> Path:
+    return _run_dir(root, {"headline": {"x": 1.5}}, [
         Record(key="k", status="ok", output={"text": long_answer}, calls=[
             {"role": "target", "model": "openai:m",
              "request": {"messages": [{"role": "user", "content": "Say words."}]},
@@ -232,6 +229,13 @@ def test_report_command_writes_html_and_prints_its_path(tmp_path: Path) -> None:
              "completions": [{"text": "yes"}]}]),
         Record(key="e", status="error", error="ModelError: 404"),
     ])
+
+
+def test_report_command_writes_html_and_prints_its_path(tmp_path: Path) -> None:
+    from creval.cli import app
+
+    long_answer = "word " * 5000
+    run = _judged_run(tmp_path / "run", long_answer)
     result = CliRunner().invoke(app, ["report", str(run), "--html"])
     assert result.exit_code == 0, result.output
     assert f"HTML report: {run / 'report.html'}" in result.output
@@ -243,3 +247,36 @@ def test_report_command_writes_html_and_prints_its_path(tmp_path: Path) -> None:
     assert len(answer) < len(long_answer) and "more characters not shown" in answer
     assert data["texts"][data["samples"][1]["error"]] == "ModelError: 404"
     assert data["cut_texts"] == 1
+
+
+def test_a_large_run_gives_a_bounded_page(tmp_path: Path) -> None:
+    records = [Record(key=f"k{i}", status="ok", output={"text": f"{i} " + "lorem ipsum " * 250})
+               for i in range(6000)]
+    run = _run_dir(tmp_path / "run", {"headline": {"x": 1.0},
+                                      "table": [{"key": r.key, "score": 0.5} for r in records]},
+                   records)
+    page = write_html_report(run).read_text(encoding="utf-8")
+    assert len(page.encode()) < 6_000_000  # 18 MB of answers in records.jsonl
+    assert "The first 5000 of 6000 units are shown." in page
+    assert "500 of 6000 rows shown; all are in scores.json." in page
+    data = json.loads(re.search(r'id="creval-samples">(.*?)</script>', page, re.S).group(1))  # type: ignore[union-attr]
+    assert len(data["samples"]) == 5000 and data["cut_texts"] == 5000
+    assert all("more characters not shown" in t for t in data["texts"])
+
+
+@pytest.mark.slow
+def test_judge_calls_and_cut_texts_show_in_chromium(tmp_path: Path) -> None:
+    binary = chromium_or_skip()
+    run = _judged_run(tmp_path / "run", "word " * 5000)
+    browser = Browser(binary, write_html_report(run).as_uri(), tmp_path / "profile")
+    try:
+        browser.wait_for("document.body.dataset.samplesReady === '1'")
+        calls = browser.js("Array.from(document.querySelectorAll('#samples .call')).map(c => "
+                           "[c.className, c.querySelector('summary').textContent, "
+                           "Array.from(c.querySelectorAll('pre.answer')).map(p => p.textContent)])")
+        assert [c[0] for c in calls] == ["call", "call judge"]
+        assert calls[1][1].startswith("Judge call 2 (judge, openai:j)") and calls[1][2] == ["yes"]
+        assert "more characters not shown" in calls[0][2][0]
+        assert browser.js("document.querySelector('#samples details.sample').open")
+    finally:
+        browser.close()

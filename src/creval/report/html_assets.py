@@ -102,7 +102,7 @@ JS = r"""
   }
   function firstAnswer(s) {
     for (var i = 0; i < s.calls.length; i++) {
-      if (s.calls[i].role !== "judge" && s.calls[i].answers.length) { return t(s.calls[i].answers[0]); }
+      if (s.calls[i].role === "target" && s.calls[i].answers.length) { return t(s.calls[i].answers[0]); }
     }
     return s.error !== undefined ? t(s.error) : t(s.answer);
   }
@@ -125,7 +125,7 @@ JS = r"""
       body.appendChild(el("pre", "error-box", t(s.error)));
     }
     s.calls.forEach(function (c, n) {
-      var judge = c.role === "judge";
+      var judge = c.role !== "target";  // the judge, evaluators and other instruments
       var box = el("div", "call" + (judge ? " judge" : ""));
       var prompt = t(c.prompt), fold = el("details", "prompt");
       fold.open = prompt.length <= 300;
