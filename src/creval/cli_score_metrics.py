@@ -49,24 +49,20 @@ def _write(rows: list[dict[str, Any]], out: Path | None, summary: str) -> None:
 
 def score_ci(
     file: Annotated[Path, typer.Argument(help="JSONL texts.")],
-    index: Annotated[Path | None, typer.Option(help="Local index folder (creval index build); default: the small starter index.")] = None,
+    index: Annotated[str | None, typer.Option(help="Local index folder (creval index build), or api:NAME for the infini-gram API; default: the small starter index.")] = None,
     min_l: Annotated[int, typer.Option(help="Smallest L of the range.")] = 5,
     max_l: Annotated[int, typer.Option(help="Largest L of the range.")] = 7,
     text_field: TextField = "text",
     out: Out = None,
 ) -> None:
     """Creativity Index: L-uniqueness for every L (keyed by L) and its mean and sum."""
-    from creval.index.local import LocalIndex
+    from creval.index.remote import open_index
     from creval.index.scoring import score_text
 
     if not 1 <= min_l <= max_l:
         raise CrevalError("--min-l and --max-l need 1 <= min-l <= max-l.")
     texts = read_texts(file, text_field)
-    if index is None:
-        from creval.benchmarks.metric_validity.scoring import starter_index_dir
-
-        index = starter_index_dir()
-    ix = LocalIndex(index)
+    ix = open_index(index, min_length=min_l)
     rows: list[dict[str, Any]] = []
     for text_id, text in texts:
         outcome = score_text(ix, text, min_l=min_l, max_l=max_l)
@@ -78,7 +74,7 @@ def score_ci(
     mean = sum(scored) / len(scored) if scored else None
     _write(rows, out, f"ci: {len(scored)} scored, {len(rows) - len(scored)} excluded, "
                       f"mean index {mean if mean is None else round(mean, 4)} over L = {min_l}..{max_l}; "
-                      f"{ix.queries} index queries; index {index} ({ix.manifest['words']} words)")
+                      f"{ix.queries} index queries; index {ix.identity().get('path') or index}")
 
 
 def score_templates(

@@ -69,6 +69,9 @@ def _check_sizes(index_dir: Path, width: str, n_docs: int, n_words: int) -> None
 class LocalIndex:
     """A local index opened for queries. ``queries`` counts engine calls."""
 
+    #: Matches of every length are found (the curve of L-uniqueness starts at L = 1).
+    min_length = 1
+
     def __init__(self, index_dir: str | Path) -> None:
         self.path = Path(index_dir)
         self.manifest = read_manifest(self.path)

@@ -41,7 +41,8 @@ class MetricValidityOptions(BenchmarkOptions):
                                kind="scale", ge=2)
     metrics: str = option("ci,ppl,templates,diversity",
                           f"Comma-separated subset of {', '.join(METRIC_NAMES)}.", kind="scoring")
-    index: str | None = option(None, "Local index folder (creval index build); default: the "
+    index: str | None = option(None, "Local index folder (creval index build) or api:NAME (the "
+                               "infini-gram API); default: the "
                                "small starter index built on first use.", kind="scoring")
     min_l: int = option(5, "Smallest L of the Creativity Index range.", kind="scoring", ge=1)
     max_l: int = option(7, "Largest L of the Creativity Index range.", kind="scoring", ge=1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from creval.benchmarks.metric_validity.analysis import metric_agreement, separation_table
@@ -12,7 +11,6 @@ from creval.benchmarks.metric_validity.scoring import (
     PerText,
     creativity_scores,
     diversity_scores,
-    starter_index_dir,
     template_scores,
 )
 from creval.runner.store import Record
@@ -135,17 +133,21 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
     ]
     out: dict[str, Any] = {}
     if "ci" in metrics:
-        index_dir = Path(options.index) if options.index else starter_index_dir()
-        ci = creativity_scores(items, index_dir, min_l=options.min_l, max_l=options.max_l,
+        from creval.index.remote import open_index
+
+        index = open_index(options.index, min_length=min(options.min_l, 5))
+        ci = creativity_scores(items, index, min_l=options.min_l, max_l=options.max_l,
                                per_text=per_text, excluded=excluded)
         out["creativity_index"] = ci
+        where = ci["index"].get("path") or f"the infini-gram API corpus {ci['index'].get('corpus')}"
+        size = f" ({ci['index']['words']} words)" if ci["index"].get("words") else ""
         notes.append(
             f"Creativity Index over L = {options.min_l}..{options.max_l} (mean and sum of "
-            f"L-uniqueness), exact word matches in {index_dir} ({ci['index']['words']} words); "
-            f"{ci['queries']} index queries for {len(items)} texts. Near-verbatim matching "
-            "(seed 002 appendix B) is not implemented."
+            f"L-uniqueness), exact word matches in {where}{size}; {ci['queries']} index "
+            f"queries for {len(items)} texts. Near-verbatim matching (seed 002 appendix B) "
+            "is not implemented."
         )
-        if (ci["index"]["words"] or 0) < SMALL_INDEX_WORDS:
+        if ci["index"].get("words") is not None and ci["index"]["words"] < SMALL_INDEX_WORDS:
             notes.append("The reference corpus is small: few spans match, which inflates "
                          "L-uniqueness compared with the web-scale corpora of the papers.")
     if "ppl" in metrics:

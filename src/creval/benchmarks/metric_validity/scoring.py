@@ -9,14 +9,8 @@ reason under ``excluded`` and left out of that metric only.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from creval.benchmarks.metric_validity.data import LabelledText
@@ -38,38 +32,15 @@ SELF_BLEU_MAX_TEXTS = 100
 PerText = dict[str, dict[str, float]]
 
 
-def starter_index_dir() -> Path:
-    """The default offline index, built from our starter reference corpus on first use."""
-    from creval.index.build import build_index
-    from creval.paths import cache_root
-
-    corpus = resources.files("creval") / "data" / "metric_validity" / "reference_corpus.jsonl"
-    data = corpus.read_bytes()
-    target = cache_root() / "indexes" / f"metric-validity-starter-{hashlib.sha256(data).hexdigest()[:12]}"
-    if (target / "creval-index.json").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".building-", dir=target.parent))
-    try:
-        source = work / "reference_corpus.jsonl"
-        source.write_bytes(data)
-        build_index([str(source)], work / "index", cpus=1, mem_gib=1)
-        try:
-            os.replace(work / "index", target)
-        except OSError:  # another process finished first
-            if not (target / "creval-index.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return target
-
-
-def creativity_scores(items: Sequence[LabelledText], index_dir: Path, *, min_l: int, max_l: int,
+def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, max_l: int,
                       per_text: PerText, excluded: Counter[str]) -> dict[str, Any]:
-    """Fill ``ci_mean``/``ci_sum`` per text; return the L sensitivity tables and the index."""
-    from creval.index.local import LocalIndex
+    """Fill ``ci_mean``/``ci_sum`` per text; return the L sensitivity tables and the index.
 
-    index = LocalIndex(index_dir)
+    ``index`` is a :class:`~creval.index.local.LocalIndex` or a
+    :class:`~creval.index.remote.RemoteIndex` (whose matches shorter than its
+    ``min_length`` are not looked for, so the L curve starts there).
+    """
+    first_l = getattr(index, "min_length", 1)
     longest = max([max_l, *(hi for _, hi in SENSITIVITY_RANGES)])
     by_l: dict[int, dict[int, list[float]]] = {label: {}for label in (1, 0)}
     ranges: dict[int, dict[str, list[float]]] = {1: {}, 0: {}}
@@ -85,7 +56,7 @@ def creativity_scores(items: Sequence[LabelledText], index_dir: Path, *, min_l: 
         main = creativity_index(len(tokens), spans, min_l=min_l, max_l=max_l)
         per_text.setdefault(item.id, {}).update(ci_mean=main.mean, ci_sum=main.total)
         top = min(longest, len(tokens) - 1)
-        curve = creativity_index(len(tokens), spans, min_l=1, max_l=top).uniqueness
+        curve = creativity_index(len(tokens), spans, min_l=first_l, max_l=top).uniqueness
         for length, value in curve.items():
             by_l[item.label].setdefault(length, []).append(value)
         for lo, hi in SENSITIVITY_RANGES:
@@ -97,7 +68,7 @@ def creativity_scores(items: Sequence[LabelledText], index_dir: Path, *, min_l: 
         "queries": index.queries,
         "uniqueness_by_l": [
             {"L": length, **{name: _mean(by_l[label].get(length, [])) for label, name in ((1, "creative"), (0, "uncreative"))}}
-            for length in range(1, longest + 1)
+            for length in range(first_l, longest + 1)
         ],
         "index_by_range": [
             {"range": f"{lo}-{hi}",
