@@ -32,6 +32,14 @@ def test_macgyver_staged_is_stripped_and_sampled_with_a_seed() -> None:
     assert len(full) == 700  # 350 per class, the size of the smaller class
 
 
+def test_upstream_sheet_gives_the_same_labelled_solutions() -> None:
+    pytest.importorskip("openpyxl", reason="needs the 'data' extra")
+    folder = shared_data_path("creative_eval", "problem_solving")
+    sheet = load_domain("problem-solving", str(folder / "macgyver_problem_solution_pair.xlsx"))
+    jsonl = load_domain("problem-solving", str(folder / "macgyver_solvable_labeled.jsonl"))
+    assert [(i.id, i.label, i.text) for i in sheet] == [(i.id, i.label, i.text) for i in jsonl]
+
+
 def test_creativity_index_writing_sets_lose_their_prompt() -> None:
     folder = shared_data_path("creative_eval", "creative_writing", "creativity_index")
     items = load_domain("writing", str(folder))

@@ -4,7 +4,8 @@ Every loader returns :class:`LabelledText` items (label 1 = creative, 0 = uncrea
 
 * ``problem-solving``: MacGyver solutions, unconventional (1) vs conventional (0). Our
   starter set by default; or the staged ``macgyver_solvable_labeled.jsonl`` (fields
-  ``id``, ``solution``, ``label``). The ``<br>`` step markup is stripped.
+  ``id``, ``solution``, ``label``), or the upstream ``problem_solution_pair.xlsx`` (or
+  CSV; solvable rows, labelled by ``Unconventional?``). The ``<br>`` markup is stripped.
 * ``writing``: our starter set by default; or a folder of the Creativity Index paper's
   JSON files (``Human_*.json`` = creative, the model files = uncreative, in any
   ``book``/``poem``/``speech`` subfolders). The prompt sentence, which every human text
@@ -69,7 +70,47 @@ def strip_markup(text: str) -> str:
     return _BR.sub("\n", text).strip()
 
 
+def _sheet_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of the upstream MacGyver sheet (``.xlsx`` or the same sheet as ``.csv``)."""
+    if path.suffix.lower() == ".csv":
+        import csv
+
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            return list(csv.DictReader(handle))
+    try:
+        import openpyxl
+    except ImportError:
+        raise CrevalError(f"Reading {path.name} needs openpyxl: pip install 'creval[data]'.") from None
+    book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        rows = book.worksheets[0].iter_rows(values_only=True)
+        header = [str(h or "").strip() for h in next(rows, ())]
+        return [dict(zip(header, row, strict=False)) for row in rows if any(row)]
+    finally:
+        book.close()
+
+
+def _macgyver_sheet(path: Path) -> list[LabelledText]:
+    """Solvable rows of the upstream sheet, labelled by its ``Unconventional?`` column."""
+    rows = _sheet_rows(path)
+    needed = {"ID", "Solvable?", "Unconventional?", "Solution"}
+    if rows and not needed <= set(rows[0]):
+        raise CrevalError(f"{path}: the MacGyver sheet needs the columns {', '.join(sorted(needed))}.")
+    out = []
+    for row in rows:
+        kind = str(row.get("Unconventional?") or "").strip().lower()
+        if str(row.get("Solvable?") or "").strip().lower() != "yes" or kind not in ("unconventional", "conventional"):
+            continue
+        out.append(LabelledText(id=str(row["ID"]), text=strip_markup(str(row.get("Solution") or "")),
+                                label=int(kind == "unconventional"), group=path.name))
+    return out
+
+
 def _macgyver(path: Path) -> list[LabelledText]:
+    if path.suffix.lower() in (".xlsx", ".xlsm", ".csv"):
+        if not path.is_file():
+            raise CrevalError(f"MacGyver file {path} does not exist.")
+        return _macgyver_sheet(path)
     out = []
     for number, row in _read_jsonl(path, "MacGyver"):
         solution, label = row.get("solution"), row.get("label")
