@@ -28,7 +28,7 @@ h3 { font-size: 15px; margin: 14px 0 6px; }
 table { border-collapse: collapse; font-size: 13px; margin: 4px 0 8px; }
 th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top;
          max-width: 520px; overflow-wrap: anywhere; }
-th { background: #eef1f6; }
+th { background: #eef1f6; white-space: nowrap; overflow-wrap: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .note, .muted { color: var(--muted); }
 .warning { border-left: 4px solid var(--warn); background: #fff8e1; padding: 6px 10px; margin: 6px 0; }
