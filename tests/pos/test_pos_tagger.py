@@ -29,3 +29,15 @@ def test_unknown_tagger() -> None:
         get_tagger("nope")
     with pytest.raises(CrevalError, match="cannot be loaded"):
         get_tagger("spacy:no_such_pipeline_xyz").tag(["x"])
+
+
+def test_sudachi_tags_japanese_sentences() -> None:
+    pytest.importorskip("sudachipy", reason="needs the 'ja' extra")
+    tagger = get_tagger("sudachi")
+    (tagged,) = tagger.tag(["猫がマットの上に座った。犬は走る！"])
+    tags = tags_only(tagged)
+    assert len(tags) == 2  # two sentences, each ending with its full stop
+    assert tags[0][:2] == ["名詞-普通名詞", "助詞-格助詞"] and tags[0][-1] == "補助記号-句点"
+    assert [w for w, _ in tagged[1]] == ["犬", "は", "走る", "！"]
+    with pytest.raises(CrevalError, match="Sudachi dictionary"):
+        get_tagger("sudachi:huge")
