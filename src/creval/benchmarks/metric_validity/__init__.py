@@ -46,7 +46,7 @@ class MetricValidityOptions(BenchmarkOptions):
                                "small starter index built on first use.", kind="scoring")
     min_l: int = option(5, "Smallest L of the Creativity Index range.", kind="scoring", ge=1)
     max_l: int = option(7, "Largest L of the Creativity Index range.", kind="scoring", ge=1)
-    tagger: str = option("spacy", "POS tagger: spacy or spacy:NAME.", kind="scoring")
+    tagger: str = option("spacy", "POS tagger: spacy, spacy:NAME or sudachi (Japanese).", kind="scoring")
     template_n: int = option(5, "Template length n (POS tags).", kind="scoring", ge=1)
     top_k: int = option(100, "Number of templates (most frequent POS n-grams).", kind="scoring", ge=1)
     judge_prompt_file: str | None = option(
