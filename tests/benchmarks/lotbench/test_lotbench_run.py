@@ -144,3 +144,24 @@ def test_image_samples_go_to_models_that_read_images_only(tmp_path: Path) -> Non
     assert fills and fills[0]["messages"][-1]["content"][0]["type"] == "image_url"
     judged = [b for b in server.bodies if "Candidate" in text_of(b)]
     assert judged and all(isinstance(b["messages"][-1]["content"], str) for b in judged)
+
+
+def test_bad_input_exits_2_with_a_message_and_writes_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "x", "input": "q", "caption": "c", "response": "no mark",
+                               "explanation": "e"}) + "\n")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"id": 1, "sample_id": "nope", "fill": "f", "daeso": True}) + "\n")
+    cases = [
+        (["lotbench", "--samples", str(bad)], "no marked key text; mark it as [[key text]]"),
+        (["lotbench-e1", "--labels", str(labels)], "sample_id 'nope' is not in the samples file"),
+        (["oogiri", "--questions", "2T1,9T9"], "--questions: unknown 9T9"),
+        (["oogiri", "--types", "I2T"], "No prompt of type I2T"),
+    ]
+    for args, message in cases:
+        out = tmp_path / "run"
+        done = subprocess.run([*CREVAL, "run", *args, "--model", "local", "--out", str(out)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in " ".join(done.stderr.split()) and "Traceback" not in done.stderr
+        assert not out.exists()
