@@ -100,17 +100,17 @@ def _label(text: Any) -> str:
     return str(text).replace("$", r"\$")[:80]
 
 
-def _pyplot() -> Any:
+def _matplotlib() -> Any:
+    """matplotlib's ``Figure`` class and ``rc_context``. pyplot is not used, so drawing a report
+    never changes the backend of the process (a notebook keeps its own)."""
     try:
-        import matplotlib
+        from matplotlib import rc_context
+        from matplotlib.figure import Figure
     except ImportError:
         raise PlottingUnavailable(
             "matplotlib is not installed: pip install 'creval[plot]' to draw plots."
         ) from None
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figure, rc_context
 
 
 def render_svg(spec: dict[str, Any], *, salt: str = "creval") -> str:
@@ -118,24 +118,21 @@ def render_svg(spec: dict[str, Any], *, salt: str = "creval") -> str:
 
     ``salt`` makes the SVG's internal ids distinct from those of the other plots on the page.
     """
-    plt = _pyplot()
+    figure_class, rc_context = _matplotlib()
     kind, data = spec["kind"], spec["data"]
     wide = kind == "heatmap" and len(data["columns"]) > 6
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "font.size": 9,
-                         "axes.spines.top": False, "axes.spines.right": False}):
-        fig, ax = plt.subplots(figsize=(7.5 if wide else 5.6, 3.4))
-        try:
-            {"histogram": _histogram, "bar": _bar, "heatmap": _heatmap, "line": _line}[kind](
-                fig, ax, data)
-            if spec.get("xlabel"):
-                ax.set_xlabel(_label(spec["xlabel"]))
-            if spec.get("ylabel"):
-                ax.set_ylabel(_label(spec["ylabel"]))
-            fig.tight_layout()
-            buffer = io.StringIO()
-            fig.savefig(buffer, format="svg", metadata={"Date": None})
-        finally:
-            plt.close(fig)
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "font.size": 9,
+                     "axes.spines.top": False, "axes.spines.right": False}):
+        fig = figure_class(figsize=(7.5 if wide else 5.6, 3.4))
+        ax = fig.subplots()
+        {"histogram": _histogram, "bar": _bar, "heatmap": _heatmap, "line": _line}[kind](fig, ax, data)
+        if spec.get("xlabel"):
+            ax.set_xlabel(_label(spec["xlabel"]))
+        if spec.get("ylabel"):
+            ax.set_ylabel(_label(spec["ylabel"]))
+        fig.tight_layout()
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]  # drop the XML declaration and doctype
 
