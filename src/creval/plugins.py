@@ -16,6 +16,7 @@ reported with its name and the error, never silently skipped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
@@ -39,3 +40,17 @@ def load(entry: metadata.EntryPoint) -> Any:
             f"The creval plug-in {entry.name!r} ({entry.value}, from package {dist}) failed "
             f"to load: {type(exc).__name__}: {exc}. Fix or uninstall that package."
         ) from exc
+
+
+_loaded: set[str] = set()
+
+
+def load_group(group: str, register: Callable[[str, Any], object], *, load_objects: bool = True) -> None:
+    """Once per process: ``register(name, object)`` for each entry point of ``group``
+    (``object`` is the entry point's ``"module:attr"`` text when ``load_objects`` is False,
+    for registries that import lazily)."""
+    if group in _loaded:
+        return
+    _loaded.add(group)
+    for entry in entry_points(group):
+        register(entry.name, load(entry) if load_objects else entry.value)

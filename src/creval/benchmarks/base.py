@@ -135,25 +135,15 @@ def registry() -> dict[str, type[Benchmark[Any]]]:
     """Every registered benchmark: the built-in ones and those of installed plug-ins
     (the ``creval.benchmarks`` entry points; see :mod:`creval.plugins`)."""
     import creval.benchmarks  # noqa: F401  (registers the built-in benchmarks)
+    from creval.plugins import load_group
 
-    _load_plugins()
+    load_group("creval.benchmarks", _register_plugin)
     return dict(sorted(_REGISTRY.items()))
 
 
-_plugins_loaded = False
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    from creval.plugins import entry_points, load
-
-    for entry in entry_points("creval.benchmarks"):
-        target = load(entry)
-        if isinstance(target, type) and issubclass(target, Benchmark):
-            register_benchmark(target)
+def _register_plugin(name: str, target: Any) -> None:
+    if isinstance(target, type) and issubclass(target, Benchmark):
+        register_benchmark(target)
 
 
 def get_benchmark(name: str) -> Benchmark[Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from creval.embed.base import Embedder
 from creval.errors import CrevalError
@@ -61,7 +61,6 @@ _JUDGES: dict[str, JudgeFactory] = {
     "cot": _single("cot"),
     "fewshot": _single("fewshot"),
 }
-_plugins_loaded = False
 
 
 def register_judge(name: str, factory: JudgeFactory) -> None:
@@ -84,12 +83,6 @@ def get_judge(name: str, generate: GenerateFn, *, embedder: str, max_tokens: int
 
 
 def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    from creval.plugins import entry_points, load
+    from creval.plugins import load_group
 
-    for entry in entry_points("creval.judges"):
-        factory: Any = load(entry)
-        register_judge(entry.name, factory)
+    load_group("creval.judges", register_judge)

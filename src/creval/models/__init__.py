@@ -102,16 +102,9 @@ def get_model(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> 
     return factory(name, opts)
 
 
-_plugins_loaded = False
-
-
 def _load_plugins() -> None:
     """Providers of installed plug-ins (``creval.models`` entry points: ``name = "module:create"``)."""
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    from creval.plugins import entry_points
+    from creval.plugins import load_group
 
-    for entry in entry_points("creval.models"):
-        _PROVIDERS.setdefault(entry.name, entry.value)
+    load_group("creval.models", lambda name, target: _PROVIDERS.setdefault(name, target),
+               load_objects=False)
