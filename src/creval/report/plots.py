@@ -143,7 +143,8 @@ def _histogram(fig: Any, ax: Any, data: dict[str, Any]) -> None:
     ax.hist(values, bins=bins, color="#4c72b0", edgecolor="white")
     if values:
         mean = statistics.fmean(values)
-        ax.axvline(mean, color="#c44e52", linestyle="--", linewidth=1, label=f"mean {mean:.3g}")
+        ax.axvline(mean, color="#c44e52", linestyle="--", linewidth=1.2, zorder=3,
+                   label=f"mean {mean:.3g}")
         ax.legend(fontsize=8, frameon=False)
     ax.set_ylabel("count")
     ax.yaxis.get_major_locator().set_params(integer=True)
