@@ -234,3 +234,29 @@ def test_oogiri_go_rows_use_the_rewriter_and_skip_images_for_text_only_models(tm
     scores = json.loads((tmp_path / "local" / "scores.json").read_text())
     assert scores["headline"]["prompts_skipped"] == 2 and scores["headline"]["prompts_answered"] == 0
     assert "text-only" in (tmp_path / "local" / "report.md").read_text()
+
+
+def test_chinese_and_japanese_questions_are_asked_in_their_language() -> None:
+    import asyncio
+
+    from creval.benchmarks.base import get_benchmark
+    from creval.benchmarks.oogiri.protocol import Settings, run_prompt
+    from creval.models.base import Completion, GenerateRequest
+
+    asked: list[str] = []
+
+    async def model(request: GenerateRequest) -> list[Completion]:
+        asked.append(request.messages[-1].text())
+        return [Completion(text="Answer: A")]
+
+    bench = get_benchmark("oogiri")
+    for lang, label, word in (("zh", "题目：", "回答："), ("ja", "お題：", "回答:")):
+        asked.clear()
+        templates = bench._templates(bench.parse_options({"lang": lang}))  # type: ignore[attr-defined]
+        settings = Settings(lang=lang, questions=("2T1", "rank"), seed=0, temperature=0.0,
+                            max_tokens=8, rewriter_max_tokens=8, images_dir=None)
+        out = asyncio.run(run_prompt(PROMPT, None, settings, templates, model, model,
+                                     target_images=False, rewriter_images=False))
+        assert len(asked) == 2 and all(label in a and word in a for a in asked)
+        assert '"Answer: <letter>"' in asked[0] and "Ranking: <letter> > " in asked[1]
+        assert out["questions"][0]["raw"] == "Answer: A"

@@ -67,9 +67,11 @@ class Oogiri(Benchmark[OogiriOptions]):
     roles = ("target", "judge")
 
     def _templates(self, o: OogiriOptions) -> Templates:
+        suffix = "" if o.lang == "en" else f"_{o.lang}"  # the questions in the data's language
+        choice, rank = f"oogiri_choice{suffix}", f"oogiri_rank{suffix}"
         return Templates(
-            choice=(load_prompt("oogiri_choice", o.choice_prompt_file), o.choice_prompt_file or "oogiri_choice"),
-            rank=(load_prompt("oogiri_rank", o.rank_prompt_file), o.rank_prompt_file or "oogiri_rank"),
+            choice=(load_prompt(choice, o.choice_prompt_file), o.choice_prompt_file or choice),
+            rank=(load_prompt(rank, o.rank_prompt_file), o.rank_prompt_file or rank),
             literal=(load_prompt("oogiri_literal"), "oogiri_literal"),
             rewrite=(load_prompt("oogiri_rewrite"), "oogiri_rewrite"),
         )

@@ -46,13 +46,27 @@ class Settings:
     images_dir: Path | None
 
 
-def prompt_text(prompt: Prompt) -> str:
-    """How the prompt is shown: its question, and a pointer to the image when there is one."""
+#: lang -> (label of the prompt, label with the image, the image alone)
+PROMPT_LABELS = {
+    "en": ("Prompt: {q}", "Prompt (with the image above): {q}", "Prompt: the image above."),
+    "zh": ("题目：{q}", "题目（配合上面的图片）：{q}", "题目：上面的图片。"),
+    "ja": ("お題：{q}", "お題（上の画像とあわせて）：{q}", "お題：上の画像。"),
+}
+
+
+def prompt_text(prompt: Prompt, lang: str = "en") -> str:
+    """How the prompt is shown: its question, and a pointer to the image when there is one.
+
+    >>> from creval.benchmarks.oogiri.data import Response
+    >>> prompt_text(Prompt("1", "T2T", "猫は何を考えている？", None, (Response("a", 1),)), "ja")
+    'お題：猫は何を考えている？'
+    """
+    text, with_image, image_only = PROMPT_LABELS[lang]
     if prompt.image is None:
-        return f"Prompt: {prompt.question}"
+        return text.format(q=prompt.question)
     if prompt.question:
-        return f"Prompt (with the image above): {prompt.question}"
-    return "Prompt: the image above."
+        return with_image.format(q=prompt.question)
+    return image_only
 
 
 def _request(text: str, image_url: str | None, **params: Any) -> GenerateRequest:
@@ -93,7 +107,7 @@ async def run_prompt(
             return {"skipped": "image file not found (fetch images.zip with `creval data fetch "
                     "oogiri` or pass --images-dir)"}
         image_url = image_data_url(path)
-    shown = prompt_text(prompt)
+    shown = prompt_text(prompt, settings.lang)
     language = LANGUAGE_NAMES[settings.lang]
     generated: dict[str, Any] = {}
     choice_types = [q for q in settings.questions if q in CHOICE_TYPES]
