@@ -91,6 +91,9 @@ def play_lotbench(
     run_dir = out or Path("runs") / f"human-{name}" / "lotbench"
     typer.echo(f"LoTbench, played by {name}. Each round: type the words for <MASK>, then a "
                f"yes/no question. Results go to {run_dir}.")
+    if judge == "local":
+        typer.echo("Note: the evaluators run on the small packaged model, which rarely gives a "
+                   "usable verdict; for a real baseline pass --judge with a capable model.")
     result = run_benchmark(bench, options, run_dir, settings)
     head = result.scores.get("headline", {})
     typer.echo("\n" + "=" * 72)
