@@ -41,3 +41,10 @@ def test_sudachi_tags_japanese_sentences() -> None:
     assert [w for w, _ in tagged[1]] == ["犬", "は", "走る", "！"]
     with pytest.raises(CrevalError, match="Sudachi dictionary"):
         get_tagger("sudachi:huge")
+
+
+def test_tags_do_not_depend_on_the_batch_size() -> None:
+    texts = [f"The {w} sat on the mat. It slept." for w in ("cat", "dog", "old man", "bird")] + ["Run!"]
+    whole = get_tagger("spacy", batch_size=64).tag(texts)
+    assert get_tagger("spacy", batch_size=1).tag(texts) == whole
+    assert get_tagger("spacy", batch_size=3).tag(texts) == whole

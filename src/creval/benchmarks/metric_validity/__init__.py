@@ -49,6 +49,9 @@ class MetricValidityOptions(BenchmarkOptions):
     tagger: str = option("spacy", "POS tagger: spacy, spacy:NAME or sudachi (Japanese).", kind="scoring")
     template_n: int = option(5, "Template length n (POS tags).", kind="scoring", ge=1)
     top_k: int = option(100, "Number of templates (most frequent POS n-grams).", kind="scoring", ge=1)
+    template_reference: str | None = option(
+        None, "JSONL texts ('text' field) to mine the templates from, instead of both sets.",
+        kind="scoring")
     judge_prompt_file: str | None = option(
         None, "Your own rubric prompt for --metrics judge ({text} placeholder; the last lines "
         "'Criterion: <n>' as in ours).")

@@ -120,6 +120,14 @@ def _perplexities(items: list[LabelledText], records: list[Record], per_text: Pe
             excluded["ppl: empty text"] += 1
 
 
+def _reference_texts(path: str | None) -> list[str] | None:
+    if path is None:
+        return None
+    from creval.benchmarks.metric_validity.data import load_domain
+
+    return [i.text for i in load_domain("custom", creative=path, uncreative=path) if i.label == 1]
+
+
 def score_items(items: list[LabelledText], records: list[Record], options: Any,
                 metrics: list[str]) -> dict[str, Any]:
     per_text: PerText = {}
@@ -154,10 +162,13 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         _perplexities(items, records, per_text, excluded)
         notes.append("Perplexity: token-weighted, from the target model's prompt log-probabilities.")
     if "templates" in metrics:
+        reference = _reference_texts(options.template_reference)
         out["templates"] = template_scores(items, options.tagger, n=options.template_n,
-                                           top_k=options.top_k, per_text=per_text, excluded=excluded)
+                                           top_k=options.top_k, per_text=per_text, excluded=excluded,
+                                           reference=reference)
+        mined_from = options.template_reference or "both sets jointly"
         notes.append(f"Templates: top {options.top_k} POS {options.template_n}-grams mined from "
-                     "both sets jointly; n-grams never cross sentences.")
+                     f"{mined_from}; n-grams never cross sentences.")
     if "diversity" in metrics:
         out["diversity"] = diversity_scores(items)
     if "sns" in metrics:
@@ -172,7 +183,11 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
     labels = {i.id: i.label for i in items}
     table = separation_table(per_text, labels, seed=options.seed)
     sets = _set_table(out)
-    headline: dict[str, Any] = {f"auroc_{row['metric']}": row.get("auroc") for row in table}
+    headline: dict[str, Any] = {}
+    for row in table:  # the per-metric table in brief, so the command line prints it
+        headline |= {f"{row['metric']}_creative_mean": row.get("mean_creative"),
+                     f"{row['metric']}_uncreative_mean": row.get("mean_uncreative"),
+                     f"{row['metric']}_auroc": row.get("auroc")}
     headline |= {"texts": len(items), "excluded": sum(excluded.values())}
     values = {
         row["metric"]: {

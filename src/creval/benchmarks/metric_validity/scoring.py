@@ -84,10 +84,11 @@ def _mean(values: list[float]) -> float | None:
 
 
 def template_scores(items: Sequence[LabelledText], tagger_spec: str, *, n: int, top_k: int,
-                    per_text: PerText, excluded: Counter[str]) -> dict[str, Any]:
+                    per_text: PerText, excluded: Counter[str],
+                    reference: Sequence[str] | None = None) -> dict[str, Any]:
     """TPT per text; CR-POS and template rate per set; template rate by n (Figure 4).
 
-    Templates are mined from both sets jointly, as in seed 002.
+    Templates are mined from both sets jointly, as in seed 002, or from ``reference`` texts.
     """
     from creval.pos import get_tagger, tags_only
 
@@ -99,7 +100,10 @@ def template_scores(items: Sequence[LabelledText], tagger_spec: str, *, n: int, 
     if not usable:
         raise CrevalError("No text has a token to tag; the template metrics are undefined.")
     all_tags = [tags for _, tags in usable]
-    templates = mine_templates(all_tags, n=n, top_k=top_k)
+    source = all_tags
+    if reference is not None:
+        source = [t for t in (tags_only(x) for x in tagger.tag(list(reference))) if any(t)]
+    templates = mine_templates(source, n=n, top_k=top_k)
     if not templates:
         raise CrevalError(f"No text has {n} tokens in one sentence: no POS {n}-gram to mine.")
     for (item, _), value in zip(usable, templates_per_token(all_tags, templates), strict=True):
@@ -114,7 +118,7 @@ def template_scores(items: Sequence[LabelledText], tagger_spec: str, *, n: int, 
         }
     by_n = []
     for size in FIGURE_NS:
-        mined = mine_templates(all_tags, n=size, top_k=top_k)
+        mined = mine_templates(source, n=size, top_k=top_k)
         row: dict[str, Any] = {"n": size}
         for label, name in ((1, "creative"), (0, "uncreative")):
             tags = [t for item, t in usable if item.label == label]
