@@ -15,7 +15,7 @@ def test_sc_hand_calculation_with_repeats() -> None:
     # Terms: e^-0.2 = 0.818731, e^-0.4 = 0.670320, e^-1.0 = 0.367879,
     #        e^-0.6 = 0.548812, 0 (unsolved), e^-2.0 = 0.135335.
     # S_c = (0.818731 + 0.670320 + 0.367879 + 0.548812 + 0 + 0.135335) / 6 = 0.423513
-    rounds = [[1, 2, 5], [3, None, 10]]
+    rounds: list[list[int | None]] = [[1, 2, 5], [3, None, 10]]
     assert creativity_score(rounds) == pytest.approx(0.423513, abs=1e-6)
     assert sample_scores(rounds) == pytest.approx([0.618977, 0.228049], abs=1e-6)
 
