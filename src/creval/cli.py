@@ -43,7 +43,7 @@ app = typer.Typer(
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    return Console(stderr=stderr, highlight=False, emoji=False)  # "openai:m:" is no emoji
 
 
 def _register_subcommands() -> None:
@@ -268,11 +268,35 @@ def report(
 
 @app.command("compare")
 def compare(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders holding runs) of several models.")],
+    csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
+    confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
+) -> None:
+    """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
+    intervals, units, requests and tokens."""
+    from creval.reader import read_runs
+    from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
+
+    if not 0 < confidence < 1:
+        raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
+    boards = leaderboard(read_runs(run_dirs), confidence=confidence)
+    if not boards:
+        raise CrevalError("None of these runs has scores yet: run `creval run` into them first.")
+    typer.echo(to_markdown(boards))
+    if csv is not None:
+        csv.write_text(to_csv(boards), encoding="utf-8")
+    if html is not None:
+        html.write_text(to_html(boards), encoding="utf-8")
+
+
+@app.command("correlate")
+def correlate(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of several models (jcq/ttct, dat, sat).")],
     by: Annotated[str, typer.Option(help="Group runs into models by 'folder' (runs/<model>/<benchmark>) or 'model' (spec and temperature).")] = "folder",
     out: Annotated[Path | None, typer.Option(help="Also write the comparison as Markdown here.")] = None,
 ) -> None:
-    """Correlate JCQ/TTCT task x criterion scores with DAT and SAT across models."""
+    """Seed 004: correlate JCQ/TTCT task x criterion scores with DAT and SAT across models."""
     from creval.report.compare import compare_runs, render_comparison
 
     if by not in {"folder", "model"}:

@@ -16,7 +16,7 @@ score_app = typer.Typer(help="Score inputs without calling a model.", no_args_is
 def _console() -> Any:
     from rich.console import Console
 
-    return Console(highlight=False)
+    return Console(highlight=False, emoji=False)
 
 
 @score_app.command("dat")

@@ -154,17 +154,15 @@ def read_run(path: str | Path) -> Run:
 
 
 def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
-    """Runs from a glob pattern (``"runs/*/dat"``), a directory holding runs below it, or a
-    list of run directories; sorted by path."""
-    if isinstance(paths, str | Path):
-        text = str(paths)
-        if globbing.has_magic(text):
-            found = [Path(p) for p in globbing.glob(text)]
-        else:
-            found = [p.parent for p in Path(text).rglob(MANIFEST)]
-    else:
-        found = [Path(p) for p in paths]
-    runs = [read_run(p) for p in sorted(set(found)) if (p / MANIFEST).is_file()]
+    """Runs from run directories, folders holding runs below them, or glob patterns
+    (``"runs/*/dat"``), alone or in a list; sorted by path."""
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    found: list[Path] = []
+    for item in items:
+        text = str(item)
+        for path in [Path(p) for p in globbing.glob(text)] if globbing.has_magic(text) else [Path(text)]:
+            found += [path] if (path / MANIFEST).is_file() else [m.parent for m in path.rglob(MANIFEST)]
+    runs = [read_run(p) for p in sorted(set(found))]
     if not runs:
         raise CrevalError(f"No creval run directory (with {MANIFEST}) found for {paths!r}.")
     return Runs(runs)

@@ -135,6 +135,9 @@ class Scores(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     #: Problems of the last invocation only (an endpoint that stopped answering).
     run_warnings: list[str] = Field(default_factory=list)
+    #: The per-item values behind a headline metric (metric -> values; the metric is their
+    #: mean), for confidence intervals and comparisons across runs.
+    per_item: dict[str, list[float | None]] = Field(default_factory=dict)
     units: UnitCounts = Field(default_factory=UnitCounts)
     #: ``this_invocation`` and ``all_invocations`` counters (see ``creval.runner.counters``).
     usage: dict[str, Any] = Field(default_factory=dict)

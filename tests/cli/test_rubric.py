@@ -126,7 +126,7 @@ def test_compare_three_models(tmp_path: Path) -> None:
     runs = sorted(str(p) for p in tmp_path.glob("*/*") if p.is_dir())
     assert len(runs) == 9
     report = tmp_path / "compare.md"
-    done = creval("compare", *runs, "--out", str(report))
+    done = creval("correlate", *runs, "--out", str(report))
     assert done.returncode == 0, done.stderr
     text = report.read_text()
     assert "DAT vs SAT" in text and "smollm2-t0.4" in text and "smollm2-t1.2" in text

@@ -128,6 +128,7 @@ class DATScorer:
                 "invalid_trials": summary["n_invalid"],
                 "unique_words": summary["n_unique_words"],
             },
+            "per_item": {"dat_mean": [float(r.score) for _, r in results if r.score is not None]},
             "summary": dict(summary),
             "trials": [{"key": key, **r.to_dict()} for key, r in results],
             "variant": self.variant,

@@ -98,6 +98,7 @@ class SAT(Benchmark[SATOptions]):
         return {
             "headline": {"sat_mean": mean, "sat_std": std, "stories": len(distances),
                          "empty_rewrites": len(empty)},
+            "per_item": {"sat_mean": distances},
             "lang": options.lang,
             "resources": {"embedder": embedder.identity()},
             "table": table,
