@@ -159,6 +159,42 @@ def test_ttct_task_judge_from_grader_role_aggregated_like_creval(tmp_path: Path)
     headline_subset(expected, got)
 
 
+def test_jcq_task_parses_japanese_labels_and_counts_epochs_as_answers(tmp_path: Path) -> None:
+    def verdict(prompt: str, config: GenerateConfig) -> str:
+        return "流暢性: 4\n柔軟性: 3\n独創性: 5\n精緻性: 2" if "回答A" in prompt else "よい"
+
+    answers = iter(["回答A", "回答B", "回答A", "回答A"])
+    (log,) = inspect_eval(
+        "creval/jcq", model=scripted(lambda text, config: next(answers), []), epochs=2,
+        model_roles={"grader": scripted(verdict, [])}, display="none", log_dir=str(tmp_path),
+        task_args={"limit": 1, "answers": 2}, max_samples=1,
+    )
+    got = metrics(log)
+    # two answers x two epochs = answer indices 0..3 of one question; one judgement unparsed
+    assert got["parsed"] == 3 and got["parse_failures"] == 1
+    assert got["fluency"] == 4 and got["originality"] == 5 and got["mean"] == 3.5
+    assert got["fluency_std"] == 0
+
+
+@pytest.mark.slow
+def test_sat_task_distances_like_creval(tmp_path: Path) -> None:
+    """Loads the packaged MiniLM (sentence-transformers): ~30 s."""
+    def rewrite(text: str, config: GenerateConfig) -> str:
+        return "" if "tortoise" in text.lower() else f"A city story told on phones, take {config.seed}."
+
+    (log,) = inspect_eval("creval/sat", model=scripted(rewrite, []), limit=3, display="none",
+                          log_dir=str(tmp_path))
+    got = metrics(log)
+    assert log.samples is not None
+    records = [Record(key=str(s.id), status="ok", output={"text": s.output.completion},
+                      unit={k: s.metadata[k] for k in ("id", "title", "story_digest")})
+               for s in log.samples]
+    bench = get_benchmark("sat")
+    expected = bench.score(records, bench.parse_options({"limit": 3}))["headline"]
+    assert expected["empty_rewrites"] == 1 and expected["stories"] == 2
+    headline_subset(expected, got)
+
+
 def test_neocoder_state0_pass_rate_from_creval_sandbox(tmp_path: Path) -> None:
     from creval.benchmarks.neocoder.benchmark import starter_dir
     from creval.benchmarks.neocoder.data import load_neocoder
