@@ -48,34 +48,22 @@ def rubric_summary() -> Metric:
 def rubric_scorer(benchmark: str, judge: str | None = None, **options: Any) -> Scorer:
     """Rate one answer of ``jcq`` or ``ttct`` on fluency, flexibility, originality, elaboration."""
     from creval.benchmarks.base import get_benchmark
-    from creval.benchmarks.common import format_prompt, load_prompt
     from creval.benchmarks.ttct import RubricBenchmark, RubricOptions
-    from creval.judges.rubric import (
-        TTCT_CRITERIA_EN,
-        TTCT_CRITERIA_JA,
-        parse_rubric,
-        upstream_jcq_parse,
-    )
+    from creval.benchmarks.ttct.scoring import CRITERIA, judgement_rows
+    from creval.prompts import format_prompt
+    from creval.records import Record
 
     bench = get_benchmark(benchmark)
     if not isinstance(bench, RubricBenchmark):
         raise TypeError(f"{benchmark} is not a rubric-judged benchmark (jcq, ttct).")
     opts = options_of(benchmark, options, RubricOptions)
     lang = bench.lang
-    criteria = TTCT_CRITERIA_JA if lang == "ja" else TTCT_CRITERIA_EN
     prompt_file: str | None = opts.judge_prompt_file
     source = prompt_file or bench.judge_prompt
-    template = load_prompt(bench.judge_prompt, prompt_file)
+    template = bench.prompts(opts)["judge_prompt"]  # the template creval run records
     parser: str = opts.parser
     answers: int = opts.answers
     max_tokens: int = opts.judge_max_tokens
-
-    def parse(text: str) -> tuple[dict[str, int] | None, str | None]:
-        if parser == "upstream":
-            scores = upstream_jcq_parse(text)
-            return scores, None if scores else "no match for the upstream pattern"
-        parsed = parse_rubric(text, criteria)
-        return parsed.scores, parsed.error
 
     async def score(state: TaskState, target: Target) -> Score:
         from inspect_ai.model import GenerateConfig, get_model
@@ -90,16 +78,19 @@ def rubric_scorer(benchmark: str, judge: str | None = None, **options: Any) -> S
         # with --epochs, each epoch's answers are further answer indices of the question
         index = (state.epoch - 1) * answers + int(creval_meta["sample"])
         qid, task = state.metadata["question_id"], state.metadata["task"]
-        scores, error = parse(verdict)
+        # creval's own parsing of one judgement (strict, or the upstream pattern)
+        record = Record(key=str(state.sample_id), status="ok", unit={"question_id": qid,
+                        "task": task}, output={"judgements": [verdict]})
+        rows, failures = judgement_rows([record], lang=lang, parser=parser)
         meta: dict[str, Any] = {"judge": str(model), "judgement": verdict, "row": None,
                                 "failure": None}
-        if scores is None:
-            meta["failure"] = {"question_id": qid, "answer_index": index, "error": error,
-                               "raw": verdict[:300]}
-            return Score(value={c.name: NAN for c in criteria}, answer=answer[:200],
-                         explanation=f"unparsed judgement ({error})", metadata=meta)
-        meta["row"] = {"question_id": qid, "answer_index": index, "task": task, **scores}
-        return Score(value={k: float(v) for k, v in scores.items()}, answer=answer[:200],
+        if failures:
+            meta["failure"] = {**failures[0], "answer_index": index}
+            return Score(value={c: NAN for c in CRITERIA}, answer=answer[:200],
+                         explanation=f"unparsed judgement ({failures[0]['error']})",
+                         metadata=meta)
+        meta["row"] = {**rows[0], "answer_index": index}
+        return Score(value={c: float(rows[0][c]) for c in CRITERIA}, answer=answer[:200],
                      explanation=verdict, metadata=meta)
 
     return score
