@@ -230,6 +230,8 @@ def run_benchmark(
         if cache is not None:
             cache.close()
     scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
+    if models.get("judge") is model:
+        _label_self_judged(scores, store)
     history = store.invocations()
     scores["usage"] = {
         "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
@@ -268,6 +270,22 @@ async def _run(
         for model in models:
             with contextlib.suppress(Exception):
                 await model.aclose()
+
+
+SELF_JUDGED = "self-judged: not comparable with published numbers"
+
+
+def _label_self_judged(scores: dict[str, Any], store: RunStore) -> None:
+    """When the tested model also judged (detected, evaluated) its own answers, the headline
+    and the warnings say so: published numbers come from another judge."""
+    judged = any(c.get("role") == "judge" for r in store.latest().values() for c in r.calls)
+    if not judged:
+        return
+    scores["headline"] = {**scores.get("headline", {}), "judged_by": SELF_JUDGED}
+    warning = (f"The judge was the tested model itself ({SELF_JUDGED}); pass --judge SPEC "
+               "(or --preset paper) for the paper's judge.")
+    if warning not in scores.setdefault("warnings", []):
+        scores["warnings"].append(warning)
 
 
 def _score(

@@ -156,3 +156,16 @@ def test_score_messages(tmp_path: Path) -> None:
     assert scored.returncode == 0, scored.stderr
     assert scored.stdout.splitlines()[0].startswith("fox\t")
     assert "Loading weights" not in scored.stdout + scored.stderr
+
+
+def test_self_judged_runs_say_so(server: ChatServer, tmp_path: Path) -> None:
+    args = ["--base-url", server.url, "--limit", "1", "--answers", "1"]
+    own = creval(*_run("ttct", "--model", "openai:m", *args, "--out", str(tmp_path / "own")))
+    assert own.returncode == 0, own.stderr
+    scores = json.loads((tmp_path / "own" / "scores.json").read_text())
+    assert scores["headline"]["judged_by"] == "self-judged: not comparable with published numbers"
+    assert "self-judged" in own.stderr and "self-judged" in (tmp_path / "own" / "report.md").read_text()
+    other = creval(*_run("ttct", "--model", "openai:m", "--judge", "openai:judge", *args,
+                         "--out", str(tmp_path / "other")))
+    assert other.returncode == 0, other.stderr
+    assert "judged_by" not in json.loads((tmp_path / "other" / "scores.json").read_text())["headline"]
