@@ -6,17 +6,14 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests_paths import shared_data_path
 
+from tests._cli import Done, creval
 from tests._servers import ChatServer
-
-CREVAL = [sys.executable, "-m", "creval.cli"]
 
 
 def text_of(body: dict[str, Any]) -> str:
@@ -48,11 +45,9 @@ def test_model_run_solves_every_game_in_round_two(tmp_path: Path) -> None:
     server = ChatServer(reply=scripted)
     out = tmp_path / "run"
     try:
-        done = subprocess.run(
-            [*CREVAL, "run", "lotbench", "--model", "openai:scripted", "--base-url", server.url,
+        done = creval("run", "lotbench", "--model", "openai:scripted", "--base-url", server.url,
              "--api-key", "x", "--no-progress", "--limit", "2", "--repeats", "2",
-             "--max-rounds", "4", "--leaderboard", str(board), "--out", str(out)],
-            capture_output=True, text=True, timeout=300)
+             "--max-rounds", "4", "--leaderboard", str(board), "--out", str(out))
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
@@ -71,11 +66,16 @@ def test_model_run_solves_every_game_in_round_two(tmp_path: Path) -> None:
     assert {c["role"] for r in records for c in r["calls"]} == {"target", "judge"}
 
 
-def play(args: list[str], stdin: str, server: ChatServer) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CREVAL, "play", "lotbench", "--judge", "openai:scripted", "--judge-base-url",
-         server.url, "--api-key", "x", *args],
-        input=stdin, capture_output=True, text=True, timeout=300)
+def play(args: list[str], stdin: str, server: ChatServer) -> Done:
+    """``creval play lotbench`` in this process, with ``stdin`` as what the person types."""
+    from typer.testing import CliRunner
+
+    from creval.cli import app
+
+    result = CliRunner().invoke(app, ["play", "lotbench", "--judge", "openai:scripted",
+                                      "--judge-base-url", server.url, "--api-key", "x", *args],
+                                input=stdin, catch_exceptions=False)
+    return Done(result.exit_code, result.stdout, result.stderr)
 
 
 def test_human_play_from_stdin_is_scored_like_a_model(tmp_path: Path) -> None:
@@ -101,10 +101,9 @@ def test_human_play_from_stdin_is_scored_like_a_model(tmp_path: Path) -> None:
 def test_e1_validation_against_the_starter_labels(tmp_path: Path) -> None:
     server = ChatServer(reply=scripted)
     try:
-        done = subprocess.run(
-            [*CREVAL, "run", "lotbench-e1", "--model", "openai:scripted", "--base-url", server.url,
-             "--api-key", "x", "--no-progress", "--e1-mode", "zeroshot", "--out", str(tmp_path / "e1")],
-            capture_output=True, text=True, timeout=300)
+        done = creval("run", "lotbench-e1", "--model", "openai:scripted", "--base-url", server.url,
+                      "--api-key", "x", "--no-progress", "--e1-mode", "zeroshot",
+                      "--out", str(tmp_path / "e1"))
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
@@ -123,20 +122,17 @@ def test_image_samples_go_to_models_that_read_images_only(tmp_path: Path) -> Non
               "clues": ["It makes a sound."]}
     samples = tmp_path / "samples.jsonl"
     samples.write_text(json.dumps(sample) + "\n")
-    local = subprocess.run(
-        [*CREVAL, "run", "lotbench", "--model", "local", "--samples", str(samples), "--repeats", "1",
-         "--no-progress", "--out", str(tmp_path / "local")], capture_output=True, text=True, timeout=300)
+    local = creval("run", "lotbench", "--model", "local", "--samples", str(samples), "--repeats", "1",
+         "--no-progress", "--out", str(tmp_path / "local"))
     assert local.returncode == 0, local.stderr
     h = json.loads((tmp_path / "local" / "scores.json").read_text())["headline"]
     assert h["games_skipped"] == 1 and h["games"] == 0 and h["S_c"] is None
     assert "text-only" in (tmp_path / "local" / "report.md").read_text()
     server = ChatServer(reply=scripted)
     try:
-        done = subprocess.run(
-            [*CREVAL, "run", "lotbench", "--model", "openai:scripted", "--base-url", server.url,
+        done = creval("run", "lotbench", "--model", "openai:scripted", "--base-url", server.url,
              "--api-key", "x", "--samples", str(samples), "--repeats", "1", "--max-rounds", "1",
-             "--no-progress", "--out", str(tmp_path / "remote")], capture_output=True, text=True,
-            timeout=300)
+             "--no-progress", "--out", str(tmp_path / "remote"))
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
@@ -160,8 +156,7 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(tmp_path: Path) -> 
     ]
     for args, message in cases:
         out = tmp_path / "run"
-        done = subprocess.run([*CREVAL, "run", *args, "--model", "local", "--out", str(out)],
-                              capture_output=True, text=True, timeout=120)
+        done = creval("run", *args, "--model", "local", "--out", str(out))
         assert done.returncode == 2, (args, done.stderr)
         assert message in " ".join(done.stderr.split()) and "Traceback" not in done.stderr
         assert not out.exists()

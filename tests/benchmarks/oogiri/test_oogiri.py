@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +23,8 @@ from creval.benchmarks.oogiri.questions import (
 from creval.benchmarks.oogiri.scoring import score_oogiri
 from creval.errors import CrevalError
 from creval.runner.store import Record
+from tests._cli import Done, creval
 from tests._servers import ChatServer
-
-CREVAL = [sys.executable, "-m", "creval.cli"]
 
 PROMPT = Prompt(
     "p1", "T2T", "Name a bad superpower.", None,
@@ -171,10 +168,9 @@ def scripted(body: dict[str, Any]) -> tuple[int, str]:
     return 200, "Answer: A" if n == 1 else "Answer: A, B"
 
 
-def run(*args: str, server: ChatServer) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CREVAL, "run", "oogiri", "--model", "openai:scripted", "--base-url",
-                           server.url, "--api-key", "x", "--no-progress", *args],
-                          capture_output=True, text=True, timeout=300)
+def run(*args: str, server: ChatServer) -> Done:
+    return creval("run", "oogiri", "--model", "openai:scripted", "--base-url",
+                           server.url, "--api-key", "x", "--no-progress", *args)
 
 
 def test_run_end_to_end_on_the_starter_set(tmp_path: Path) -> None:
@@ -227,9 +223,9 @@ def test_oogiri_go_rows_use_the_rewriter_and_skip_images_for_text_only_models(tm
     assert sent[0]["type"] == "image_url" and sent[0]["url"].startswith("data:image/png;base64,")
     assert "image file not found" in records["img-8"]["output"]["skipped"]
     # a text-only model gets no image prompt, and the report counts them
-    done = subprocess.run([*CREVAL, "run", "oogiri", "--model", "local", "--source", str(data),
+    done = creval("run", "oogiri", "--model", "local", "--source", str(data),
                            "--test-share", "0.9", "--types", "I2T", "--no-progress",
-                           "--out", str(tmp_path / "local")], capture_output=True, text=True, timeout=300)
+                           "--out", str(tmp_path / "local"))
     assert done.returncode == 0, done.stderr
     scores = json.loads((tmp_path / "local" / "scores.json").read_text())
     assert scores["headline"]["prompts_skipped"] == 2 and scores["headline"]["prompts_answered"] == 0
