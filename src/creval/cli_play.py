@@ -107,3 +107,41 @@ def play_lotbench(
     failed = result.scores.get("units", {}).get("errors", 0)
     if failed:
         raise typer.Exit(1)
+
+
+@play_app.command("groups")
+def human_groups_command(
+    run_dirs: Annotated[list[Path], typer.Argument(help="lotbench run directories of people (creval play lotbench --out ...).")],
+    out: Annotated[Path | None, typer.Option(help="Also write the three groups as leaderboard JSON ({records: [...]}).")] = None,
+) -> None:
+    """Your lab's human baseline: mean S_c of the low, medium and high thirds of players."""
+    import json
+
+    from creval.metrics.lotbench import human_groups
+    from creval.reader import read_run
+
+    players: dict[str, float] = {}
+    for run_dir in run_dirs:
+        run = read_run(run_dir)
+        s_c = run.scores.headline.get("S_c") if run.scores is not None else None
+        if run.benchmark != "lotbench" or not run.model.startswith("human:"):
+            raise CrevalError(f"{run_dir} is a {run.benchmark} run of {run.model}, not a lotbench "
+                              "run played by a person (creval play lotbench).")
+        if not isinstance(s_c, (int, float)):
+            raise CrevalError(f"{run_dir} has no S_c yet: finish its games with the same "
+                              "`creval play lotbench --out` first.")
+        if run.model in players:
+            raise CrevalError(f"{run.model} appears twice; give each person one run directory.")
+        players[run.model] = float(s_c)
+    if len(players) < 3:
+        raise CrevalError(f"Three groups need at least 3 players, got {len(players)}.")
+    groups = human_groups(list(players.values()))
+    records = [{"title": f"Human ({name})", "score": round(value, 4), "type": "human_expert"}
+               for name, value in groups.items()]
+    for row in records:
+        typer.echo(f"{row['title']:16} S_c = {row['score']:.4f}")
+    typer.echo(f"{len(players)} players: " + ", ".join(f"{k.removeprefix('human:')} {v:.4f}"
+                                                       for k, v in sorted(players.items(), key=lambda kv: kv[1])))
+    if out is not None:
+        out.write_text(json.dumps({"records": records}, indent=1) + "\n", encoding="utf-8")
+        typer.echo(f"wrote {out}")

@@ -79,3 +79,15 @@ def test_bootstrap_bad_input() -> None:
         bootstrap_mean_ci([])
     with pytest.raises(ValueError, match="confidence"):
         bootstrap_mean_ci([1.0], confidence=1.0)
+
+
+def test_human_groups_by_thirds() -> None:
+    from creval.metrics.lotbench import human_groups
+
+    # 21 players as in the paper: thirds of 7. Scores 1..21 (x 0.01): means 4, 11, 18 (x 0.01)
+    groups = human_groups([i / 100 for i in range(21, 0, -1)])
+    assert groups == pytest.approx({"low": 0.04, "medium": 0.11, "high": 0.18})
+    # 4 players: sizes 2, 1, 1
+    assert human_groups([0.4, 0.1, 0.3, 0.2]) == pytest.approx({"low": 0.15, "medium": 0.3, "high": 0.4})
+    with pytest.raises(ValueError, match="at least 3"):
+        human_groups([0.1, 0.2])

@@ -39,7 +39,13 @@ from creval.metrics.diversity import (
     self_bleu,
     sentence_bleu,
 )
-from creval.metrics.lotbench import creativity_score, game_score, round_histogram, sample_scores
+from creval.metrics.lotbench import (
+    creativity_score,
+    game_score,
+    human_groups,
+    round_histogram,
+    sample_scores,
+)
 from creval.metrics.neogauge import (
     constraint_following_rate,
     convergent_creativity,
@@ -156,6 +162,7 @@ __all__ = [
     "choice_accuracy",
     "creativity_score",
     "game_score",
+    "human_groups",
     "ndcg",
     "random_choice_accuracy",
     "random_ndcg",

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["creativity_score", "game_score", "round_histogram", "sample_scores"]
+__all__ = ["creativity_score", "game_score", "human_groups", "round_histogram", "sample_scores"]
 
 
 def _check_params(alpha: float, beta: float, unsolved: float) -> None:
@@ -126,4 +126,32 @@ def round_histogram(
                 counts[checked] = counts.get(checked, 0) + 1
     out: dict[int | str, int] = {t: counts[t] for t in sorted(counts)}
     out["unsolved"] = unsolved
+    return out
+
+
+def human_groups(scores: Sequence[float]) -> dict[str, float]:
+    """Mean S_c of the low, medium and high thirds of players ranked by S_c (section 6.2).
+
+    The players are sorted by score and cut into three groups whose sizes differ by at most
+    one (the larger groups first, as ``numpy.array_split``). Hand check for 7 players with
+    S_c 0.01..0.07: groups (0.01, 0.02, 0.03), (0.04, 0.05), (0.06, 0.07).
+
+    >>> {k: round(v, 3) for k, v in human_groups([0.07, 0.01, 0.05, 0.02, 0.06, 0.03, 0.04]).items()}
+    {'low': 0.02, 'medium': 0.045, 'high': 0.065}
+    """
+    values = []
+    for i, v in enumerate(scores):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"scores[{i}] must be a finite number, got {v!r}.")
+        values.append(float(v))
+    if len(values) < 3:
+        raise ValueError(f"Three groups need at least 3 players, got {len(values)}.")
+    values.sort()
+    base, extra = divmod(len(values), 3)
+    sizes = [base + (1 if g < extra else 0) for g in range(3)]
+    out, start = {}, 0
+    for name, size in zip(("low", "medium", "high"), sizes, strict=True):
+        group = values[start:start + size]
+        out[name] = sum(group) / len(group)
+        start += size
     return out

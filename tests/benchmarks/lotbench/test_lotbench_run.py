@@ -160,3 +160,25 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(tmp_path: Path) -> 
         assert done.returncode == 2, (args, done.stderr)
         assert message in " ".join(done.stderr.split()) and "Traceback" not in done.stderr
         assert not out.exists()
+
+
+def test_a_labs_human_groups_from_three_players(tmp_path: Path) -> None:
+    server = ChatServer(reply=scripted)
+    typed = {"ana": "loan shark\n", "ben": "pet\nIs it a job?\nloan shark\n",
+             "cy": "pet\nIs it alive?\npet\nIs it big?\n"}
+    try:
+        for name, stdin in typed.items():
+            done = play(["--name", name, "--limit", "1", "--max-rounds", "2",
+                         "--out", str(tmp_path / name)], stdin, server)
+            assert done.returncode == 0, done.stderr
+    finally:
+        server.close()
+    board = tmp_path / "humans.json"
+    done = creval("play", "groups", *(str(tmp_path / n) for n in typed), "--out", str(board))
+    assert done.returncode == 0, done.stderr
+    # ana solved in round 1 (e^-0.2), ben in round 2 (e^-0.4), cy never (0): one per third
+    scores = {r["title"]: r["score"] for r in json.loads(board.read_text())["records"]}
+    assert scores == {"Human (low)": 0.0, "Human (medium)": round(math.exp(-0.4), 4),
+                      "Human (high)": round(math.exp(-0.2), 4)}
+    few = creval("play", "groups", str(tmp_path / "ana"), str(tmp_path / "ben"))
+    assert few.returncode == 2 and "at least 3 players" in few.stderr
