@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,7 @@ def evaluate(
     cache: str | Path | bool = True,
     rescore: bool = False,
     progress: bool = False,
+    preset: str | None = None,
     **options: Any,
 ) -> EvalResult:
     """Run ``benchmarks`` against ``model`` and score them, as ``creval run`` does.
@@ -82,13 +83,15 @@ def evaluate(
     each benchmark takes those it has. ``out`` is the run directory (one per benchmark below
     it when there are several; default ``runs/MODEL/BENCHMARK``): the same ``out`` resumes.
     ``cache``: True for the default response cache, a path for another, False for none.
+    ``preset="paper"``: each benchmark's judge and resources as its paper used them.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
     runner needs an event loop of its own.
     """
     names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
-    plans = plan_runs(names, dict(options), Path(out) if out is not None else None, model)
+    plans = plan_runs(names, dict(options), Path(out) if out is not None else None, model,
+                      preset=preset, judge=judge)
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads)
     settings = RunSettings(
@@ -100,7 +103,11 @@ def evaluate(
     )
 
     def work() -> EvalResult:
-        return EvalResult(_result(run_benchmark(b, o, d, settings)) for b, o, d in plans)
+        return EvalResult(
+            _result(run_benchmark(p.benchmark, p.options, p.out,
+                                  settings if p.judge == judge else replace(settings, judge=p.judge)))
+            for p in plans
+        )
 
     try:
         asyncio.get_running_loop()

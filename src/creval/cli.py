@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -130,6 +131,7 @@ def run(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
     rescore: Annotated[bool, typer.Option(help="Score again even if nothing changed.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge, models and resources as its paper used them (checked before the run).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List every unit's first prompt; call no model, write nothing.")] = False,
     show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
 ) -> None:
@@ -150,7 +152,7 @@ def run(
     values: dict[str, Any] = parse_extra_options(tokens[split:])
     if limit is not None:
         values["limit"] = limit
-    plans = plan_runs(tokens[:split], values, out, model)  # bad options stop here, all of them
+    plans = plan_runs(tokens[:split], values, out, model, preset=preset, judge=judge)  # bad input stops here
     if dry_run:
         _print_dry_run(plans)
         return
@@ -172,9 +174,10 @@ def run(
         rescore=rescore,
     )
     results = []
-    for bench, options, run_dir in plans:
-        _console(stderr=True).print(f"[bold]{bench.name}[/] -> {run_dir}")
-        results.append(run_benchmark(bench, options, run_dir, settings))
+    for plan in plans:
+        _console(stderr=True).print(f"[bold]{plan.benchmark.name}[/] -> {plan.out}")
+        chosen = settings if plan.judge == judge else dataclasses.replace(settings, judge=plan.judge)
+        results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
     _print_results(results)
     if any(r.scores.get("units", {}).get("errors", 0) or r.endpoints_down for r in results):
         raise typer.Exit(1)
@@ -184,9 +187,9 @@ def _print_dry_run(plans: list[Any]) -> None:
     """Each unit's first prompt, as ``creval run --dry-run`` shows it."""
     from creval.offline import dry_run
 
-    for bench, options, run_dir in plans:
-        requests = dry_run(bench, options)
-        typer.echo(f"== {bench.name}: {len(requests)} unit(s) -> {run_dir} (dry run: nothing sent)")
+    for plan in plans:
+        requests = dry_run(plan.benchmark, plan.options)
+        typer.echo(f"== {plan.benchmark.name}: {len(requests)} unit(s) -> {plan.out} (dry run: nothing sent)")
         for item in requests:
             last = item["messages"][-1]["content"] if item["messages"] else "(no model call)"
             text = last if isinstance(last, str) else " ".join(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import platform
 import re
 import sys
@@ -343,16 +344,31 @@ def error_causes(errors: list[str], *, most: int = 5) -> list[dict[str, Any]]:
     return [{"cause": c, "count": n} for c, n in causes.most_common(most)]
 
 
+@dataclass(frozen=True)
+class Plan:
+    """One benchmark to run: its validated options, run directory and, when a preset chose
+    one, its judge."""
+
+    benchmark: Benchmark[Any]
+    options: BenchmarkOptions
+    out: Path
+    judge: str | None = None
+
+
 def plan_runs(
-    names: list[str], values: dict[str, Any], out: Path | None, model: str
-) -> list[tuple[Benchmark, BenchmarkOptions, Path]]:
+    names: list[str], values: dict[str, Any], out: Path | None, model: str,
+    *, preset: str | None = None, judge: str | None = None,
+) -> list[Plan]:
     """Benchmarks with their validated options and run directories, before anything runs.
 
     ``values`` are option values by name (``{"trials": "5"}``); each benchmark takes those
     it has, and a name no chosen benchmark has is an error. The run directory is ``out``
-    for one benchmark, else ``out/NAME``; without ``out``, ``runs/MODEL/NAME``.
+    for one benchmark, else ``out/NAME``; without ``out``, ``runs/MODEL/NAME``. A ``preset``
+    (``paper``) fills the options the user did not give and, without ``judge``, the judge;
+    what it needs is checked here (see :mod:`creval.presets`).
     """
     from creval.benchmarks.base import get_benchmark
+    from creval.presets import check_needs, preset_entry
 
     if not names:
         raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
@@ -368,11 +384,23 @@ def plan_runs(
             f"{', '.join(names)}. See `creval list --verbose` or `creval run NAME --help`."
         )
     root = out or Path("runs") / slug(model)
-    plans = []
+    plans, entries = [], {}
     for bench in chosen:
-        options = bench.parse_options({k: v for k, v in values.items() if k in bench.Options.model_fields})
+        mine = {k: v for k, v in values.items() if k in bench.Options.model_fields}
+        chosen_judge = judge
+        if preset is not None:
+            entry = preset_entry(preset, bench.name, str(mine.get("lang", "en")))
+            if judge is not None:  # the user's judge replaces the preset's, and its needs
+                entry = dataclasses.replace(
+                    entry, needs=tuple(n for n in entry.needs if not n.what.startswith("the judge")))
+            entries[bench.name] = entry
+            mine = {**entry.options, **mine}
+            chosen_judge = judge or entry.judge
+        options = bench.parse_options(mine)
         run_dir = root if (out is not None and len(chosen) == 1) else root / bench.name
-        plans.append((bench, options, run_dir))
+        plans.append(Plan(bench, options, run_dir, chosen_judge))
+    if entries:
+        check_needs(entries)
     return plans
 
 

@@ -1,0 +1,142 @@
+"""``--preset paper``: per benchmark, the judge, models and resources its paper used.
+
+Options the user gives win over the preset; so does ``--judge``. Before anything runs, the
+preset checks that what it needs can be had (an API key for the judge, the hub models cached
+or the hub reachable, local files for GloVe 840B and Olson's word list) and otherwise stops
+with a message listing each missing piece and how to provide it locally.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from creval.errors import CrevalError
+
+#: Environment variables naming local copies of the files the English DAT paper used.
+GLOVE_840B_ENV = "CREVAL_GLOVE_840B"
+OLSON_WORDS_ENV = "CREVAL_OLSON_WORDS"
+
+NLI = "tasksource/deberta-base-long-nli"
+RETRIEVAL = "dunzhang/stella_en_1.5B_v5"
+GLUCOSE = "pkshatech/GLuCoSE-base-ja-v2"
+SIMCSE_JA = "pkshatech/simcse-ja-bert-base-clcmlp"
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing a preset needs: a check and what to do when it fails."""
+
+    what: str
+    available: Callable[[], bool]
+    how: str
+
+
+@dataclass(frozen=True)
+class PresetEntry:
+    """What the paper of one benchmark used."""
+
+    judge: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    needs: tuple[Need, ...] = ()
+
+
+def _api_key() -> bool:
+    return bool(os.environ.get("OPENAI_API_KEY"))
+
+
+def _hub_model(name: str) -> Need:
+    def available() -> bool:
+        try:
+            from huggingface_hub import model_info, try_to_load_from_cache
+        except ImportError:
+            return False
+        if isinstance(try_to_load_from_cache(name, "config.json"), str):
+            return True
+        if os.environ.get("HF_HUB_OFFLINE"):
+            return False
+        try:
+            model_info(name, timeout=5)
+        except Exception:  # no network, no such model, refused: not to be had
+            return False
+        return True
+
+    return Need(f"the Hugging Face model {name}", available,
+                f"download it on a connected machine (huggingface-cli download {name}) into "
+                "the Hugging Face cache here, or pass a local directory for the option it fills")
+
+
+def _file(env: str, what: str) -> Need:
+    return Need(what, lambda: Path(os.environ.get(env, "")).is_file(),
+                f"set {env}=/path/to/the/file (a local copy)")
+
+
+def _judge(model: str) -> Need:
+    return Need(f"the judge {model}", _api_key,
+                "set OPENAI_API_KEY, or pass --judge SPEC (and --judge-base-url URL) for "
+                "another judge")
+
+
+_GPT4O = PresetEntry(judge="openai:gpt-4o", needs=(_judge("openai:gpt-4o"),))
+_OPEN_ENDED = PresetEntry(
+    judge="openai:gpt-4o",
+    options={"entailment": f"hf:{NLI}", "judge_embedder": f"st:{RETRIEVAL}"},
+    needs=(_judge("openai:gpt-4o"), _hub_model(NLI), _hub_model(RETRIEVAL)),
+)
+
+PAPER: dict[str, PresetEntry] = {
+    # seed 000: the human techniques file was made with GPT-4 as the detector
+    "neocoder": PresetEntry(judge="openai:gpt-4", options={"detector": "llm"},
+                            needs=(_judge("openai:gpt-4"),)),
+    # seed 001
+    "macgyver": _OPEN_ENDED, "hypogen": _OPEN_ENDED, "bookmia": _OPEN_ENDED,
+    # seed 004
+    "jcq": _GPT4O, "ttct": _GPT4O,
+}
+
+
+def _dat(lang: str) -> PresetEntry:
+    if lang == "ja":
+        return PresetEntry(options={"embedder": f"st:{GLUCOSE}"}, needs=(_hub_model(GLUCOSE),))
+    return PresetEntry(
+        options={"vectors": f"glove:{os.environ.get(GLOVE_840B_ENV, '')}",
+                 "dictionary": os.environ.get(OLSON_WORDS_ENV, "")},
+        needs=(_file(GLOVE_840B_ENV, "GloVe 840B 300d (glove.840B.300d.txt)"),
+               _file(OLSON_WORDS_ENV, "Olson et al.'s words.txt")),
+    )
+
+
+def _sat(lang: str) -> PresetEntry:
+    if lang == "ja":
+        return PresetEntry(options={"embedder": f"st:{SIMCSE_JA}"}, needs=(_hub_model(SIMCSE_JA),))
+    return PresetEntry()  # the paper has no English SAT: creval's default stands
+
+
+def preset_entry(preset: str, benchmark: str, lang: str = "en") -> PresetEntry:
+    """What ``preset`` sets for ``benchmark`` (in ``lang`` where the paper differs by it)."""
+    if preset != "paper":
+        raise CrevalError(f"Unknown preset {preset!r}; the one preset is 'paper'.")
+    if benchmark == "dat":
+        return _dat(lang)
+    if benchmark == "sat":
+        return _sat(lang)
+    return PAPER.get(benchmark, PresetEntry())
+
+
+def check_needs(entries: dict[str, PresetEntry]) -> None:
+    """Stop with every missing piece and how to provide it, or return when all are there."""
+    missing: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for benchmark, entry in entries.items():
+        for need in entry.needs:
+            if need.what not in seen and not need.available():
+                missing.setdefault(need.what, []).append(benchmark)
+                seen.add(need.what)
+            elif need.what in missing:
+                missing[need.what].append(benchmark)
+    if missing:
+        hows = {n.what: n.how for e in entries.values() for n in e.needs}
+        lines = [f"- {what} (for {', '.join(benches)}): {hows[what]}" for what, benches in missing.items()]
+        raise CrevalError("--preset paper needs what is not here:\n" + "\n".join(lines))
