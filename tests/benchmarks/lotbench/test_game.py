@@ -210,3 +210,26 @@ def test_bad_leaderboard(tmp_path: Path) -> None:
     bad.write_text('{"records": [{"title": "x"}]}')
     with pytest.raises(CrevalError, match="expected"):
         load_leaderboard(str(bad))
+
+
+def test_evaluator_prompts_are_replaceable(tmp_path: Path) -> None:
+    from creval.benchmarks.lotbench.evaluators import AnswerJudge, DaesoJudge
+
+    (sample,) = load_samples(write(tmp_path, SAMPLE))
+    chain, verdict, answer = tmp_path / "chain.txt", tmp_path / "verdict.txt", tmp_path / "e2.txt"
+    chain.write_text("MY CHAIN for {key} in {caption}")
+    verdict.write_text("MY VERDICT {candidate} vs {response} after {analysis}")
+    answer.write_text("MY E2 {question} about {key}")
+    model = Script(lambda p: "Mapping: ok" if p.startswith("MY CHAIN") else "Verdict: DAESO\nAnswer: NO")
+    judge = DaesoJudge(model, prompt_file=str(verdict), chain_prompt_file=str(chain))
+    assert asyncio.run(judge.evaluate(sample, "loan shark")).daeso is True
+    assert asyncio.run(AnswerJudge(model, prompt_file=str(answer)).evaluate(sample, "Is it?")).answer == "NO"
+    assert model.prompts == [
+        "MY CHAIN for debt collector in A cat wakes its owner.",
+        "MY VERDICT A loan shark with whiskers vs A debt collector with whiskers after Mapping: ok",
+        "MY E2 Is it? about debt collector"]
+    assert judge.ledger.by_role()["e1"].calls == 2
+    bad = tmp_path / "bad.txt"
+    bad.write_text("{nope}")
+    with pytest.raises(CrevalError, match="placeholder"):
+        asyncio.run(DaesoJudge(model, prompt_file=str(bad), mode="zeroshot").evaluate(sample, "x"))

@@ -35,6 +35,7 @@ class LoTbenchOptions(BenchmarkOptions):
     judge_max_tokens: int = option(256, "Maximum tokens of an E1 analysis or verdict (E2: at most 128).", ge=8)
     e1_mode: E1ModeOption = option("causal", "E1: causal (the paper), zeroshot, or zeroshot-context.")
     e1_prompt_file: str | None = option(None, "Your own E1 verdict prompt for the chosen --e1-mode.")
+    e1_chain_prompt_file: str | None = option(None, "Your own E1 causal-analysis prompt (causal mode; {caption}, {response}, {key}, {explanation}, ...).")
     e2_prompt_file: str | None = option(None, "Your own E2 prompt ({question}, {response}, {key}, ...).")
     fill_prompt_file: str | None = option(None, "Your own fill prompt ({input}, {caption}, {masked}, {history}, {round}).")
     ask_prompt_file: str | None = option(None, "Your own question prompt ({input}, {caption}, {masked}, {history}, {round}, {fill}).")
@@ -65,7 +66,7 @@ class LoTbench(Benchmark[LoTbenchOptions]):
                    "e1_prompt": load_prompt(E1_PROMPTS[options.e1_mode], options.e1_prompt_file),
                    "e2_prompt": load_prompt(E2_PROMPT, options.e2_prompt_file)}
         if options.e1_mode == "causal":
-            prompts["e1_chain_prompt"] = load_prompt(CHAIN_PROMPT)
+            prompts["e1_chain_prompt"] = load_prompt(CHAIN_PROMPT, options.e1_chain_prompt_file)
         return prompts
 
     def units(self, options: LoTbenchOptions) -> list[Unit]:
@@ -80,6 +81,7 @@ class LoTbench(Benchmark[LoTbenchOptions]):
                     temperature=options.temperature, max_tokens=options.max_tokens,
                     seed=options.seed + repeat, e1_mode=options.e1_mode,
                     e1_prompt_file=options.e1_prompt_file, e2_prompt_file=options.e2_prompt_file,
+                    e1_chain_prompt_file=options.e1_chain_prompt_file,
                     judge_max_tokens=options.judge_max_tokens,
                 )
 

@@ -40,6 +40,7 @@ class E1Options(BenchmarkOptions):
     samples: str | None = option(None, "Samples JSONL the labels refer to; default: our starter set.")
     e1_mode: Literal["causal", "zeroshot", "zeroshot-context"] = option("causal", "E1 setting.")
     e1_prompt_file: str | None = option(None, "Your own E1 verdict prompt for the chosen --e1-mode.")
+    e1_chain_prompt_file: str | None = option(None, "Your own E1 causal-analysis prompt (causal mode).")
     max_tokens: int = option(256, "Maximum tokens of an analysis or verdict.", ge=8)
 
 
@@ -72,7 +73,7 @@ class LoTbenchE1(Benchmark[E1Options]):
     def prompts(self, options: E1Options) -> dict[str, str]:
         prompts = {"prompt": load_prompt(E1_PROMPTS[options.e1_mode], options.e1_prompt_file)}
         if options.e1_mode == "causal":
-            prompts["e1_chain_prompt"] = load_prompt(CHAIN_PROMPT)
+            prompts["e1_chain_prompt"] = load_prompt(CHAIN_PROMPT, options.e1_chain_prompt_file)
         return prompts
 
     def units(self, options: E1Options) -> list[Unit]:
@@ -88,6 +89,7 @@ class LoTbenchE1(Benchmark[E1Options]):
                     return await ctx.generate(request, role="target")
 
                 judge = DaesoJudge(model, mode=options.e1_mode, prompt_file=options.e1_prompt_file,
+                                   chain_prompt_file=options.e1_chain_prompt_file,
                                    max_tokens=options.max_tokens)
                 verdict = await judge.evaluate(sample, fill)
                 return {"daeso": verdict.daeso, "raw": verdict.raw, "error": verdict.error,

@@ -98,6 +98,7 @@ class DaesoJudge:
     generate: GenerateFn
     mode: E1Mode = "causal"
     prompt_file: str | None = None
+    chain_prompt_file: str | None = None
     max_tokens: int = 256
     ledger: UsageLedger = field(default_factory=UsageLedger)
     analyses: dict[str, str] = field(default_factory=dict)
@@ -108,7 +109,8 @@ class DaesoJudge:
     async def analysis(self, sample: Sample) -> str:
         """The causal chains of C and R and the creative mapping (causal mode only)."""
         if sample.id not in self.analyses:
-            text = format_prompt(load_prompt(CHAIN_PROMPT), CHAIN_PROMPT, **_fields(sample))
+            template = load_prompt(CHAIN_PROMPT, self.chain_prompt_file)
+            text = format_prompt(template, self.chain_prompt_file or CHAIN_PROMPT, **_fields(sample))
             self.analyses[sample.id] = await ask(
                 self.generate, self._request(text), role="e1", stage="chain", ledger=self.ledger)
         return self.analyses[sample.id]

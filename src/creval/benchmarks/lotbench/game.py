@@ -37,6 +37,7 @@ class GameSettings:
     seed: int = 0
     e1_mode: E1Mode = "causal"
     e1_prompt_file: str | None = None
+    e1_chain_prompt_file: str | None = None
     e2_prompt_file: str | None = None
     judge_max_tokens: int = 256
 
@@ -127,6 +128,7 @@ async def play_game(
     counters = {"tested": _Counter(tested, "tested"), "e1": _Counter(e1, "e1"),
                 "e2": _Counter(e2, "e2")}
     judge1 = DaesoJudge(counters["e1"], mode=settings.e1_mode, prompt_file=settings.e1_prompt_file,
+                        chain_prompt_file=settings.e1_chain_prompt_file,
                         max_tokens=settings.judge_max_tokens)
     judge2 = AnswerJudge(counters["e2"], prompt_file=settings.e2_prompt_file,
                          max_tokens=min(settings.judge_max_tokens, 128))
