@@ -149,6 +149,7 @@ def test_scoring_hand_calculation() -> None:
     assert h["top1"] == 0.5 and h["spearman"] == pytest.approx(0.0)  # (1 + -1) / 2
     rows = {(r["qtype"]): r for r in scores["sections"][0]["rows"]}
     assert rows["5T2"]["random"] == pytest.approx(0.1) and rows["5T2"]["unparsed"] == 1
+    assert (rows["2T1"]["picked"], rows["2T1"]["human_at"]) == ("A 2", "A 1, B 1")
     reasons = {r["reason"] for r in scores["sections"][2]["rows"]}
     assert reasons == {"3T1: no literal answer", "rank: fewer than 5 responses with likes"}
 

@@ -51,8 +51,21 @@ def _choice_rows(records: list[Record]) -> tuple[list[dict[str, Any]], Counter[s
         m, n = CHOICE_TYPES[qtype]
         rows.append({"qtype": qtype, "game": game, "questions": acc.total, "correct": acc.correct,
                      "accuracy": acc.accuracy, "random": random_choice_accuracy(m, n),
-                     "unparsed": acc.unparsed})
+                     "unparsed": acc.unparsed,
+                     # position bias at a glance: the letters picked vs where the jokes were
+                     "picked": _letters([c for c in chosen if c is not None]),
+                     "human_at": _letters(correct)})
     return rows, skipped
+
+
+def _letters(sets: list[frozenset[str]] | list[set[str]]) -> str:
+    """``"A 3, C 1"``: how often each letter occurs in ``sets``.
+
+    >>> _letters([{"A"}, {"A", "C"}, {"A"}])
+    'A 3, C 1'
+    """
+    counts = Counter(letter for chosen in sets for letter in chosen)
+    return ", ".join(f"{k} {counts[k]}" for k in sorted(counts))
 
 
 def _ranking_rows(
