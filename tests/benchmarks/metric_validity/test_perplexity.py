@@ -1,0 +1,62 @@
+"""Perplexity with the packaged local model: the benchmark's units and `creval score ppl`
+give the same value for the same text; a backend without prompt log-probabilities is a
+clear error (score) or a counted exclusion (run)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from _cli import creval
+
+from creval.benchmarks.metric_validity.data import balanced_sample, load_domain
+
+
+@pytest.mark.slow
+def test_run_and_score_agree_on_perplexity(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp", reason="needs the 'local' extra")
+    run = tmp_path / "run"
+    done = creval("run", "metric-validity", "--model", "local", "--metrics", "ppl", "--limit", "2",
+                  "--out", str(run), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    items = balanced_sample(load_domain("problem-solving"), per_class=1, seed=0)
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text("".join(json.dumps({"id": i.id, "text": i.text}) + "\n" for i in items))
+    scored = creval("score", "ppl", str(texts), "--model", "local")
+    assert scored.returncode == 0, scored.stderr
+    rows = {r["id"]: r for r in map(json.loads, scored.stdout.splitlines())}
+    for item in items:
+        value = scores["per_text"][item.id]["ppl"]
+        assert math.isfinite(value) and value > 1.0
+        assert rows[item.id]["ppl"] == pytest.approx(value, rel=1e-9)
+
+
+def test_score_ppl_needs_prompt_logprobs(tmp_path: Path) -> None:
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"text": "A short text to score."}\n')
+    done = creval("score", "ppl", str(texts), "--model", "openai:gpt-4o-mini",
+                  env={"OPENAI_API_KEY": "test"})
+    assert done.returncode == 2
+    assert "gives no prompt log-probabilities" in done.stderr and "local" in done.stderr
+
+
+def test_run_counts_texts_a_backend_cannot_score(tmp_path: Path) -> None:
+    from _servers import ChatServer
+
+    server = ChatServer()
+    try:
+        run = tmp_path / "run"
+        done = creval("run", "metric-validity", "--model", "openai:m", "--base-url", server.url,
+                      "--metrics", "ppl,templates", "--limit", "4", "--out", str(run),
+                      "--no-progress", env={"OPENAI_API_KEY": "test"})
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    (reason,) = [r for r in scores["excluded"] if r.startswith("ppl:")]
+    assert scores["excluded"][reason] == 4 and "local and hf" in reason
+    assert [row["metric"] for row in scores["table"]] == ["tpt"]  # the other metrics still ran
+    assert server.seen == 0
