@@ -186,6 +186,7 @@ def test_sc_from_records_hand_calculation() -> None:
     assert h["games"] == 4 and h["solved"] == 3 and h["e1_parse_failure_rate"] == 1.0
     hist = {r["round"]: r["games"] for r in scores["sections"][0]["rows"]}
     assert hist == {1: 1, 4: 1, 10: 1, "unsolved": 1}
+    assert h["rounds_to_daeso"] == "round 1: 1, round 4: 1, round 10: 1, unsolved: 1"
     (per_round,) = scores["sections"][1]["rows"]  # every game's one round: 10 + 2 tokens, 2 calls
     assert (per_round["tested_tokens"], per_round["tested_requests"], per_round["e1_requests"]) == (12, 2, 0)
     tested = scores["sections"][2]["rows"][0]

@@ -117,6 +117,10 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
         "empty_fills": sum(g["empty_fills"] for g in games),
         "no_questions": sum(g.get("no_questions", 0) for g in games),
         "tokens_per_game": (sum(usage_total.values()) / len(games)) if games else None,
+        # the distribution of rounds on the console too, e.g. "round 2: 3, unsolved: 1"
+        "rounds_to_daeso": ", ".join(
+            f"{'round ' + str(k) if isinstance(k, int) else k}: {v}" for k, v in histogram.items()
+        ) or None,
     }
     sections = [
         {"title": "Rounds to DAESO", "rows": [{"round": k, "games": v} for k, v in histogram.items()]},
