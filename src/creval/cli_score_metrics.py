@@ -1,4 +1,4 @@
-"""``creval score ci|templates|ppl TEXTS.jsonl``: one metric of seed 002 over any texts.
+"""``creval score ci|templates|ppl|judge|sns TEXTS.jsonl``: one seed-002 metric over any texts.
 
 Input: JSONL, one object per line with a text field (``--text-field``, default ``text``)
 and an optional ``id`` (default: the line number). Output: one JSON line per text with its
@@ -157,8 +157,103 @@ def score_ppl(
                       f"perplexity {total if total is None else round(total, 4)} under {model}")
 
 
+
+
+def _ask_all(spec: str, base_url: str | None, prompts: list[str], max_tokens: int) -> list[str | Exception]:
+    """One answer per prompt from ``spec`` at temperature 0 (errors kept per prompt)."""
+    import asyncio
+
+    from creval.models import ModelOptions, get_model
+    from creval.models.base import GenerateRequest, ModelError
+
+    model = get_model(spec, ModelOptions(base_url=base_url))
+
+    async def ask(prompt: str) -> str | Exception:
+        request = GenerateRequest.chat(prompt, temperature=0.0, max_tokens=max_tokens, seed=0)
+        try:
+            (completion,) = await model.generate(request)
+        except ModelError as exc:
+            return exc
+        return completion.text
+
+    async def run() -> list[str | Exception]:
+        return [await ask(p) for p in prompts]
+
+    return asyncio.run(run())
+
+
+JudgeSpec = Annotated[str, typer.Option("--judge", help="Judge model spec (local, openai:NAME, hf:NAME).")]
+BaseUrl = Annotated[str | None, typer.Option(help="Endpoint of an openai: judge.")]
+
+
+def score_judge(
+    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    domain: Annotated[str, typer.Option(help="Rubric: writing, problem-solving or ideation.")] = "writing",
+    judge: JudgeSpec = "local",
+    base_url: BaseUrl = None,
+    prompt_file: Annotated[str | None, typer.Option(help="Your own rubric prompt ({text} placeholder).")] = None,
+    max_tokens: Annotated[int, typer.Option(help="Maximum tokens of an answer.")] = 512,
+    text_field: TextField = "text",
+    out: Out = None,
+) -> None:
+    """Rubric judge with chain of thought (seed 002): every criterion's score per text, strictly parsed."""
+    from creval.benchmarks.metric_validity.judging import RUBRICS, judge_template, parse_judgement
+    from creval.prompts import format_prompt
+
+    if domain not in RUBRICS:
+        raise CrevalError(f"--domain takes {', '.join(RUBRICS)}.")
+    texts = read_texts(file, text_field)
+    template = judge_template(domain, prompt_file)
+    prompts = [format_prompt(template, prompt_file or f"the {domain} rubric", text=t) for _, t in texts]
+    rows: list[dict[str, Any]] = []
+    for (text_id, text), answer in zip(texts, _ask_all(judge, base_url, prompts, max_tokens), strict=True):
+        if not text.strip():
+            rows.append({"id": text_id, "excluded": "empty text"})
+        elif isinstance(answer, Exception):
+            rows.append({"id": text_id, "excluded": f"judge error: {answer}"})
+        else:
+            rows.append({"id": text_id, **parse_judgement(answer, domain), "judgement": answer})
+    parsed = sum("scores" in r for r in rows)
+    _write(rows, out, f"judge: {parsed} parsed, {len(rows) - parsed} parse failures or errors ({judge}, {domain} rubric)")
+
+
+def score_sns(
+    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    judge: JudgeSpec = "local",
+    base_url: BaseUrl = None,
+    embedder: Annotated[str, typer.Option(help="Embedder of the concepts.")] = "minilm",
+    text_field: TextField = "text",
+    out: Out = None,
+) -> None:
+    """Semantic Novelty Score: five core concepts named by the judge model, mean pairwise cosine distance."""
+    from creval.benchmarks.metric_validity.sns import concepts_template, parse_concepts, sns_scores
+    from creval.prompts import format_prompt
+
+    texts = read_texts(file, text_field)
+    prompts = [format_prompt(concepts_template(), "the SNS concepts prompt", text=t) for _, t in texts]
+    rows: list[dict[str, Any]] = []
+    concepts: dict[str, list[str]] = {}
+    for (text_id, text), answer in zip(texts, _ask_all(judge, base_url, prompts, 128), strict=True):
+        if not text.strip():
+            rows.append({"id": text_id, "excluded": "empty text"})
+        elif isinstance(answer, Exception):
+            rows.append({"id": text_id, "excluded": f"model error: {answer}"})
+        else:
+            parsed = parse_concepts(answer)
+            rows.append({"id": text_id, **parsed})
+            if "concepts" in parsed:
+                concepts[text_id] = parsed["concepts"]
+    values = sns_scores(concepts, embedder)
+    for row in rows:
+        if row["id"] in values:
+            row["sns"] = values[row["id"]]
+    _write(rows, out, f"sns: {len(values)} scored, {len(rows) - len(values)} excluded ({judge}, {embedder})")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``ci``, ``templates`` and ``ppl`` to ``creval score``."""
+    """Add ``ci``, ``templates``, ``ppl``, ``judge`` and ``sns`` to ``creval score``."""
     app.command("ci")(score_ci)
     app.command("templates")(score_templates)
     app.command("ppl")(score_ppl)
+    app.command("judge")(score_judge)
+    app.command("sns")(score_sns)

@@ -100,3 +100,32 @@ def test_sns_through_a_server(tmp_path: Path) -> None:
     assert scored + failures == 6 and server.seen == 6
     generic = mean_pairwise_cosine_distance(get_embedder("minilm").embed(["jar", "lid", "hand", "twist", "kitchen"]))
     assert any(v == pytest.approx(generic, abs=1e-6) for v in values)
+
+
+def test_score_judge_and_sns_commands(tmp_path: Path) -> None:
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text(
+        '{"id": "a", "text": "Wrap a wide rubber band around the lid for grip."}\n'
+        '{"id": "b", "text": "Rub a graphite pencil along the teeth of the zipper."}\n'
+        '{"id": "c", "text": ""}\n', encoding="utf-8")
+
+    def reply(body: dict[str, Any]) -> tuple[int, str]:
+        prompt = body["messages"][-1]["content"]
+        return _concepts(body) if "core concepts" in prompt else _judge(body)
+
+    server = ChatServer(reply=reply)
+    try:
+        judged = creval("score", "judge", str(texts), "--domain", "problem-solving", "--judge",
+                        "openai:j", "--base-url", server.url, env={"OPENAI_API_KEY": "test"})
+        sns = creval("score", "sns", str(texts), "--judge", "openai:j", "--base-url", server.url,
+                     env={"OPENAI_API_KEY": "test"})
+    finally:
+        server.close()
+    assert judged.returncode == 0, judged.stderr
+    rows = {r["id"]: r for r in map(json.loads, judged.stdout.splitlines())}
+    assert rows["a"]["scores"] == {"difficulty": 3, "unconventionality": 5, "efficiency": 4}
+    assert "parse_error" in rows["b"] and rows["c"]["excluded"] == "empty text"
+    assert sns.returncode == 0, sns.stderr
+    rows = {r["id"]: r for r in map(json.loads, sns.stdout.splitlines())}
+    assert 0.0 < rows["a"]["sns"] < 2.0 and "parse_error" in rows["b"]
+    assert "1 scored, 2 excluded" in sns.stderr
