@@ -5,7 +5,8 @@ A *solution item* is one answered state: ``problem_id``, ``round``, ``t``, ``con
 ``llm_techniques`` (one parsed list per answer, None for an unparsed detector answer) and
 ``raw_code`` (True when the answers are bare code, like the ``codes`` shipped upstream).
 
-Per state t the table gives pass@1, constraint following, convergent (Eq. 2), divergent
+Per state t the table gives pass@1 (the unbiased estimate c/n per problem when there are
+several samples, and then pass@k beside it), constraint following, convergent (Eq. 2), divergent
 (Eq. 3), NeoGauge@t (Eq. 4), cumulative NeoGauge, and the human convergent (Eq. 5) and
 divergent (Eq. 6) scores of the problems' human solutions. Technique sets come from the
 LLM detector (the paper) or the static AST detector; with both, their agreement is
@@ -111,13 +112,14 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
             term = ng.solution_neogauge(answer["correct"], techniques, item["constraints"], union) if union is not None else 0.0
             candidates.append((term, answer, techniques))
         state = by_state[t]
-        state["all_correct"].append(max(a["correct"] for a in answers) if len(answers) > 1 else answers[0]["correct"])
+        state["samples"].append((len(answers), sum(bool(a["correct"]) for a in answers)))
         if union is None:
             excluded += 1
             continue
         if not candidates:
             continue
         term, best, techniques = max(candidates, key=lambda c: c[0])  # best of k (5.3)
+        state["scored_samples"].append(state["samples"][-1])
         state["correct"].append(best["correct"])
         state["techniques"].append(techniques)
         state["constraints"].append(item["constraints"])
@@ -130,6 +132,7 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
     table = _state_table(by_state, settings)
     headline = {f"neogauge@{r['t']}": r.get("neogauge") for r in table}
     headline.update({f"pass@1@{r['t']}": r["pass_at_1"] for r in table})
+    headline.update({f"pass@{r['k']}@{r['t']}": r["pass_at_k"] for r in table if "k" in r})
     if table:
         headline["cumulative_neogauge"] = table[-1]["cumulative_neogauge"]
     notes = _notes(settings, unparsed, excluded)
@@ -146,12 +149,11 @@ def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSetti
     table = []
     for t in sorted(by_state):
         s = by_state[t]
-        row: dict[str, Any] = {"t": t, "problems": len(s["all_correct"]),
-                               "pass_at_1": ng.pass_at_1(s["all_correct"])}
+        row: dict[str, Any] = {"t": t, "problems": len(s["samples"]), **_pass_at(s["samples"])}
         if s["correct"]:
             stats = ng.neogauge_state(s["correct"], s["techniques"], s["constraints"], s["human"],
                                       empty=settings.empty)
-            row.update(scored=stats["n"], pass_at_1_scored=stats["pass_at_1"],
+            row.update(scored=stats["n"], pass_at_1_scored=_pass_at(s["scored_samples"])["pass_at_1"],
                        constraint_following=stats["constraint_following"],
                        convergent=stats["convergent"], divergent=stats["divergent"],
                        neogauge=stats["neogauge"],
@@ -162,6 +164,18 @@ def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSetti
     for row, value in zip(table, cumulative, strict=True):
         row["cumulative_neogauge"] = value
     return table
+
+
+def _pass_at(samples: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """pass@1 as the unbiased estimate (c/n per problem, Chen et al. 2021) and, when every
+    problem has several samples (the sampling strategy), pass@k for k = the fewest samples."""
+    from creval.metrics.neogauge import pass_at_k
+
+    ns, cs = [n for n, _ in samples], [c for _, c in samples]
+    out: dict[str, Any] = {"pass_at_1": pass_at_k(ns, cs, k=1)}
+    if min(ns) > 1:
+        out.update(k=min(ns), pass_at_k=pass_at_k(ns, cs, k=min(ns)))
+    return out
 
 
 def _agreement_rows(pairs: list[tuple[set[str], set[str]]]) -> list[dict[str, Any]]:
@@ -179,7 +193,9 @@ def _notes(settings: ScoreSettings, unparsed: int, excluded: int) -> list[str]:
            if settings.judge_compat == "neocoder" else
            f"creval's judge (whole output, sandboxed, {settings.cpu_seconds:g} s CPU per test)."),
         "pass_at_1 counts every problem; pass_at_1_scored only those with human techniques "
-        "(the repository's metric, which leaves out 1773F).",
+        "(the repository's metric, which leaves out 1773F). With k samples per problem (the "
+        "sampling strategy) pass@1 is the unbiased estimate c/n, and pass@k (any of k correct) "
+        "is reported beside it; NeoGauge takes the best of the k samples (5.3).",
         "NeoGauge@t = mean of 1[correct] x 1[follows constraints] x new-technique ratio (Eq. 4 "
         "with the correctness factor the paper's text and code use); cumulative = running sum.",
     ]

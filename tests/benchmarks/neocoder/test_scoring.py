@@ -1,0 +1,49 @@
+"""NeoGauge scoring of judged solutions (seed 000): pass@k under sampling, incorrect solutions
+with unparsed techniques, and the human divergent score (Eq. 6). The sandbox judge is
+replaced by fixed verdicts so that the aggregation is checked by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from creval.benchmarks.neocoder import scoring
+from creval.benchmarks.neocoder.data import NeoCoderDataset, Problem
+from creval.benchmarks.neocoder.scoring import ScoreSettings, score_items
+
+
+def _dataset(human: dict[str, list[list[str]]]) -> NeoCoderDataset:
+    problems = [Problem(problem_id=pid, problem_statements=["s0", "s1"],
+                        constraints_list=[["this is the og problem"], ["for loop"]])
+                for pid in human]
+    return NeoCoderDataset(problems=problems, human_techniques=human)
+
+
+def _fix_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge's verdicts without the sandbox: an answer that starts with "ok" is correct."""
+    def judge(dataset: Any, items: Sequence[dict[str, Any]], settings: Any) -> list[list[dict[str, Any]]]:
+        return [[{"program": a, "correct": a.startswith("ok"), "verdict": "x"} for a in item["answers"]]
+                for item in items]
+    monkeypatch.setattr(scoring, "_judge", judge)
+
+
+def _item(pid: str, t: int, answers: list[str], techniques: Sequence[list[str] | None]) -> dict[str, Any]:
+    return {"problem_id": pid, "round": t, "t": t, "constraints": ["for loop"] if t else [],
+            "answers": answers, "llm_techniques": techniques}
+
+
+def test_sampling_pass_at_1_is_the_unbiased_estimate_and_pass_at_k_is_reported(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _fix_verdicts(monkeypatch)
+    human = {"A": [["for loop"]], "B": [["for loop"]]}
+    five = [["set"]] * 5
+    items = [_item("A", 0, ["ok", "bad", "bad", "bad", "bad"], five),   # c/n = 1/5
+             _item("B", 0, ["ok", "ok", "bad", "bad", "bad"], five)]    # c/n = 2/5
+    scores = score_items(_dataset(human), items, ScoreSettings())
+    (row,) = scores["states"]
+    assert row["pass_at_1"] == pytest.approx((1 / 5 + 2 / 5) / 2)  # not "any of 5" (= 1.0)
+    assert row["pass_at_k"] == pytest.approx(1.0) and row["k"] == 5
+    assert scores["headline"]["pass@1@0"] == pytest.approx(0.3)
+    assert scores["headline"]["pass@5@0"] == pytest.approx(1.0)
