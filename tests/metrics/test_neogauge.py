@@ -246,3 +246,16 @@ def test_states_and_pass_at_1_match_the_repository_judge_on_gpt4_codes() -> None
     ours = [round(100 * pass_at_1(by_state[t]), 1) for t in range(6)]
     ours[0] = round(100 * pass_at_1(by_state[0] + dropped[:1]), 1)
     assert ours == paper
+
+
+def test_unknown_techniques_only_score_for_incorrect_solutions() -> None:
+    # an incorrect solution scores 0 in Eq. 2 and 4 whatever its techniques
+    assert convergent_creativity([False, True], [None, {"set"}], [set(), set()]) == 0.5
+    assert solution_neogauge(False, None, set(), {"for loop"}) == 0.0
+    # a correct one cannot be scored without them
+    with pytest.raises(CrevalError, match="unknown"):
+        convergent_creativity([True], [None], [set()])
+    state = neogauge_state([True, False, True], [{"set"}, None, None], [set()] * 3,
+                           [{"for loop"}] * 3)
+    assert (state["n"], state["n_techniques"]) == (2, 1)
+    assert state["convergent"] == 0.5 and state["neogauge"] == 0.5 and state["divergent"] == 1.0

@@ -19,6 +19,11 @@ correctness verdict, and the problem's human solutions have technique sets whose
 * Eq. 5 :func:`human_convergent_creativity`, Eq. 6 :func:`human_divergent_creativity`;
 * :func:`pass_at_k` / :func:`pass_at_1` and :func:`constraint_following_rate` (Table 2).
 
+A solution whose technique detection failed has techniques ``None``: an incorrect one still
+scores 0 in Eq. 2 and Eq. 4 (the correctness factor is 0 whatever its techniques), a correct
+one cannot be scored there, and neither counts in Eq. 3 or constraint following
+(:func:`neogauge_state` does this bookkeeping).
+
 A solution with no detected technique has ``|T| = 0``; the paper leaves ``0/0``
 undefined and the research code scores it 0 (``empty="zero"``, the default);
 ``empty="exclude"`` leaves it out of the divergent mean instead.
@@ -55,6 +60,7 @@ ORIGINAL_PROBLEM = "this is the og problem"
 
 Empty = Literal["zero", "exclude"]
 Techniques = Collection[str]
+MaybeTechniques = Collection[str] | None
 
 
 def _names(value: object, what: str) -> frozenset[str]:
@@ -137,17 +143,35 @@ def novelty_ratio(
     return len(used - human) / len(used)
 
 
+def _scorable(correct: object, techniques: MaybeTechniques, what: str) -> bool:
+    """``correct`` as a flag; a correct solution must come with its techniques."""
+    ok = _flag(correct, f"{what} correct")
+    if ok and techniques is None:
+        raise CrevalError(
+            f"{what} is correct but its techniques are unknown (None): it cannot be scored in "
+            "Eq. 2 or Eq. 4; leave it out. Only an incorrect solution scores 0 without techniques."
+        )
+    return ok
+
+
 def solution_neogauge(
-    correct: bool, techniques: Techniques, constraints: Techniques, human_techniques: Techniques
+    correct: bool, techniques: MaybeTechniques, constraints: Techniques, human_techniques: Techniques
 ) -> float:
-    """One solution's term of Eq. 4 (the best-of-k strategy of §5.3 takes its maximum).
+    """One solution's term of Eq. 4 (the best-of-k strategy of §5.3 takes its maximum). An
+    incorrect solution scores 0 whatever its techniques, also unknown ones (None).
 
     >>> solution_neogauge(True, {"recursion", "set"}, {"for loop"}, {"set"})
     0.5
     >>> solution_neogauge(False, {"recursion", "set"}, {"for loop"}, {"set"})
     0.0
+    >>> solution_neogauge(False, None, {"for loop"}, {"set"})
+    0.0
     """
-    ok = _flag(correct, "correct") and follows_constraints(techniques, constraints)
+    if not _scorable(correct, techniques, "the solution"):
+        _names(human_techniques, "human techniques")
+        return 0.0
+    assert techniques is not None
+    ok = follows_constraints(techniques, constraints)
     ratio = novelty_ratio(techniques, human_techniques)
     return float(ratio) if ok and ratio is not None else 0.0
 
@@ -165,19 +189,21 @@ def constraint_following_rate(
 
 
 def convergent_creativity(
-    correct: Sequence[bool], techniques: Sequence[Techniques], constraints: Sequence[Techniques]
+    correct: Sequence[bool], techniques: Sequence[MaybeTechniques], constraints: Sequence[Techniques]
 ) -> float:
-    """Eq. 2: share of solutions that pass all tests and use no forbidden technique.
+    """Eq. 2: share of solutions that pass all tests and use no forbidden technique. An
+    incorrect solution counts 0 even when its techniques are unknown (None).
 
-    >>> convergent_creativity([True, True, False], [{"for loop"}, {"while loop"}, {"set"}],
+    >>> convergent_creativity([True, True, False], [{"for loop"}, {"while loop"}, None],
     ...                       [{"for loop"}, {"for loop"}, set()])
     0.3333333333333333
     """
     n = _same_length("convergent_creativity", correct, techniques, constraints)
-    hits = sum(
-        _flag(ok, "correct") and follows_constraints(t, c)
-        for ok, t, c in zip(correct, techniques, constraints, strict=True)
-    )
+    hits = 0
+    for i, (ok, t, c) in enumerate(zip(correct, techniques, constraints, strict=True)):
+        if _scorable(ok, t, f"solution {i}"):
+            assert t is not None
+            hits += follows_constraints(t, c)
     return hits / n
 
 
@@ -218,11 +244,12 @@ def divergent_creativity(
 
 def neogauge(
     correct: Sequence[bool],
-    techniques: Sequence[Techniques],
+    techniques: Sequence[MaybeTechniques],
     constraints: Sequence[Techniques],
     human_techniques: Sequence[Techniques],
 ) -> float:
-    """Eq. 4, NeoGauge@t: mean over solutions of ``follows · correct · novelty``.
+    """Eq. 4, NeoGauge@t: mean over solutions of ``follows · correct · novelty`` (an incorrect
+    solution counts 0, even with unknown techniques, None).
 
     Worked example (module docstring): solution 1 is correct and free but uses only a
     human technique (0); solution 2 is correct, free, and half its techniques are new
@@ -397,19 +424,22 @@ def state_of_rounds(constraints_list: Sequence[Sequence[str]]) -> list[int | Non
 
 
 class NeoGaugeState(TypedDict):
-    """Every Table 3 column for one state, as fractions, and the number of solutions."""
+    """Every Table 3 column for one state, as fractions, and the number of solutions: ``n``
+    in pass@1, Eq. 2 and Eq. 4; ``n_techniques`` (those with known techniques) in constraint
+    following and Eq. 3, which are None when no solution has known techniques."""
 
     n: int
+    n_techniques: int
     pass_at_1: float
-    constraint_following: float
+    constraint_following: float | None
     convergent: float
-    divergent: float
+    divergent: float | None
     neogauge: float
 
 
 def neogauge_state(
     correct: Sequence[bool],
-    techniques: Sequence[Techniques],
+    techniques: Sequence[MaybeTechniques],
     constraints: Sequence[Techniques],
     human_techniques: Sequence[Techniques],
     *,
@@ -417,17 +447,35 @@ def neogauge_state(
 ) -> NeoGaugeState:
     """pass@1, constraint following, Eq. 2, Eq. 3 and Eq. 4 for the solutions of one state.
 
+    ``techniques[i]`` is None when detection failed: an incorrect solution then still counts
+    0 in Eq. 2 and Eq. 4, a correct one is left out of every column (its techniques decide
+    them), and neither counts in constraint following or Eq. 3.
+
     >>> s = neogauge_state([True, False], [{"recursion"}, {"for loop"}], [{"for loop"}] * 2,
     ...                    [{"for loop"}] * 2)
     >>> s["pass_at_1"], s["constraint_following"], s["convergent"], s["divergent"], s["neogauge"]
     (0.5, 0.5, 0.5, 0.5, 0.5)
+    >>> s = neogauge_state([True, False], [{"recursion"}, None], [set()] * 2, [{"for loop"}] * 2)
+    >>> s["n"], s["n_techniques"], s["convergent"], s["divergent"], s["neogauge"]
+    (2, 1, 0.5, 1.0, 0.5)
     """
-    n = _same_length("neogauge_state", correct, techniques, constraints, human_techniques)
+    _same_length("neogauge_state", correct, techniques, constraints, human_techniques)
+    rows = [
+        row for row in zip(correct, techniques, constraints, human_techniques, strict=True)
+        if not (_flag(row[0], "correct") and row[1] is None)
+    ]
+    if not rows:
+        raise CrevalError("neogauge_state: every solution is correct with unknown techniques.")
+    ok, used, forbidden, human = (list(column) for column in zip(*rows, strict=True))
+    known = [(t, c, h) for t, c, h in zip(used, forbidden, human, strict=True) if t is not None]
     return NeoGaugeState(
-        n=n,
-        pass_at_1=pass_at_1(correct),
-        constraint_following=constraint_following_rate(techniques, constraints),
-        convergent=convergent_creativity(correct, techniques, constraints),
-        divergent=divergent_creativity(techniques, human_techniques, empty=empty),
-        neogauge=neogauge(correct, techniques, constraints, human_techniques),
+        n=len(rows),
+        n_techniques=len(known),
+        pass_at_1=pass_at_1(ok),
+        constraint_following=(constraint_following_rate([t for t, _, _ in known], [c for _, c, _ in known])
+                              if known else None),
+        convergent=convergent_creativity(ok, used, forbidden),
+        divergent=(divergent_creativity([t for t, _, _ in known], [h for _, _, h in known], empty=empty)
+                   if known else None),
+        neogauge=neogauge(ok, used, forbidden, human),
     )

@@ -47,3 +47,20 @@ def test_sampling_pass_at_1_is_the_unbiased_estimate_and_pass_at_k_is_reported(
     assert row["pass_at_k"] == pytest.approx(1.0) and row["k"] == 5
     assert scores["headline"]["pass@1@0"] == pytest.approx(0.3)
     assert scores["headline"]["pass@5@0"] == pytest.approx(1.0)
+
+
+def test_incorrect_solutions_with_unparsed_techniques_score_zero_in_eq2_and_eq4(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _fix_verdicts(monkeypatch)
+    human = {"A": [["for loop"]], "B": [["for loop"]], "C": [["for loop"]]}
+    items = [_item("A", 0, ["ok"], [["recursion"]]),   # correct, free, all new: 1
+             _item("B", 0, ["bad"], [None]),           # incorrect, detection unparsed: 0
+             _item("C", 0, ["ok"], [None])]            # correct, unparsed: unknown, left out
+    scores = score_items(_dataset(human), items, ScoreSettings())
+    (row,) = scores["states"]
+    assert row["convergent"] == pytest.approx(1 / 2)
+    assert row["neogauge"] == pytest.approx(1 / 2)
+    assert row["divergent"] == pytest.approx(1.0)  # Eq. 3 needs techniques: A only
+    assert row["constraint_following"] == pytest.approx(1.0)
+    assert row["pass_at_1"] == pytest.approx(2 / 3)
+    assert any("did not parse" in note for note in scores["notes"])

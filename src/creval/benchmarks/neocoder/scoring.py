@@ -10,8 +10,10 @@ several samples, and then pass@k beside it), constraint following, convergent (E
 (Eq. 3), NeoGauge@t (Eq. 4), cumulative NeoGauge, and the human convergent (Eq. 5) and
 divergent (Eq. 6) scores of the problems' human solutions. Technique sets come from the
 LLM detector (the paper) or the static AST detector; with both, their agreement is
-reported. Solutions whose LLM detection did not parse are left out of the technique-based
-columns (never defaulted) and counted. Problems without human techniques (upstream:
+reported. Techniques whose LLM detection did not parse are never defaulted: an incorrect
+solution still scores 0 in Eq. 2 and Eq. 4 (the correctness factor decides), a correct one
+is left out of them, and only solutions with techniques count in Eq. 3 and constraint
+following; the unparsed answers are counted. Problems without human techniques (upstream:
 1773F) cannot have a divergent score and are left out of every column, as upstream does.
 """
 
@@ -108,7 +110,8 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
             techniques = _techniques(answer, llm, settings, agreement)
             if techniques is None:
                 unparsed += 1
-                continue
+                if answer["correct"]:
+                    continue  # its techniques decide Eq. 2 and 4: unknown, left out
             term = ng.solution_neogauge(answer["correct"], techniques, item["constraints"], union) if union is not None else 0.0
             candidates.append((term, answer, techniques))
         state = by_state[t]
@@ -118,7 +121,8 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
             continue
         if not candidates:
             continue
-        term, best, techniques = max(candidates, key=lambda c: c[0])  # best of k (5.3)
+        # best of k (5.3); on a tie, a solution whose techniques are known (Eq. 3 needs them)
+        term, best, techniques = max(candidates, key=lambda c: (c[0], c[2] is not None))
         state["scored_samples"].append(state["samples"][-1])
         state["correct"].append(best["correct"])
         state["techniques"].append(techniques)
@@ -127,7 +131,8 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
         state["human_sets"].append(human[pid])
         rows.append({"problem": pid, "round": item["round"], "t": t, "correct": best["correct"],
                      "verdict": best["verdict"],
-                     "techniques": ", ".join(techniques), "constraints": ", ".join(item["constraints"]),
+                     "techniques": "(not parsed)" if techniques is None else ", ".join(techniques),
+                     "constraints": ", ".join(item["constraints"]),
                      "neogauge_term": round(term, 4)})
     table = _state_table(by_state, settings)
     headline = {f"neogauge@{r['t']}": r.get("neogauge") for r in table}
@@ -153,7 +158,7 @@ def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSetti
         if s["correct"]:
             stats = ng.neogauge_state(s["correct"], s["techniques"], s["constraints"], s["human"],
                                       empty=settings.empty)
-            row.update(scored=stats["n"], pass_at_1_scored=_pass_at(s["scored_samples"])["pass_at_1"],
+            row.update(scored=stats["n"], with_techniques=stats["n_techniques"], pass_at_1_scored=_pass_at(s["scored_samples"])["pass_at_1"],
                        constraint_following=stats["constraint_following"],
                        convergent=stats["convergent"], divergent=stats["divergent"],
                        neogauge=stats["neogauge"],
@@ -200,8 +205,10 @@ def _notes(settings: ScoreSettings, unparsed: int, excluded: int) -> list[str]:
         "with the correctness factor the paper's text and code use); cumulative = running sum.",
     ]
     if unparsed:
-        notes.append(f"{unparsed} answer(s) had a technique detection that did not parse; they are "
-                     "left out of the technique-based columns (pass@1 counts them).")
+        notes.append(f"{unparsed} answer(s) had a technique detection that did not parse. An "
+                     "incorrect one still scores 0 in convergent (Eq. 2) and NeoGauge (Eq. 4); a "
+                     "correct one is left out of both; neither counts in constraint following or "
+                     "divergent (Eq. 3). pass@1 counts them all.")
     if excluded:
         notes.append(f"{excluded} solution(s) belong to problems without human techniques and are "
                      "left out of every column but pass@1.")
