@@ -49,7 +49,7 @@ def test_judge_metric_through_a_server(tmp_path: Path) -> None:
         server.close()
     assert done.returncode == 0, done.stderr
     scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
-    (row,) = scores["table"]
+    (row,) = scores["separation"]
     items = load_domain("problem-solving")
     creative = [i for i in items if i.label == 1]
     expected_5 = sum(any(w in i.text for w in UNUSUAL)

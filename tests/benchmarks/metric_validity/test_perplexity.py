@@ -58,5 +58,5 @@ def test_run_counts_texts_a_backend_cannot_score(tmp_path: Path) -> None:
     scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
     (reason,) = [r for r in scores["excluded"] if r.startswith("ppl:")]
     assert scores["excluded"][reason] == 4 and "local and hf" in reason
-    assert [row["metric"] for row in scores["table"]] == ["tpt"]  # the other metrics still ran
+    assert [row["metric"] for row in scores["separation"]] == ["tpt"]  # the other metrics still ran
     assert server.seen == 0

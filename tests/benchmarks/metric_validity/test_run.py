@@ -60,7 +60,9 @@ def test_run_metric_validity_offline(index_dir: Path, tmp_path: Path) -> None:
                   "--out", str(run), "--no-progress")
     assert done.returncode == 0, done.stderr
     scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
-    rows = {row["metric"]: row for row in scores["table"]}
+    assert len(scores["table"]) == 10 and len(scores["per_item"]["ci_mean"]) == 10  # one row per text
+    assert {row["set"] for row in scores["table"]} == {"creative", "uncreative"}
+    rows = {row["metric"]: row for row in scores["separation"]}
     assert set(rows) == {"ci_mean", "ci_sum", "tpt"}
     assert rows["ci_mean"]["n_creative"] == rows["ci_mean"]["n_uncreative"] == 5
     assert 0.0 <= rows["tpt"]["auroc"] <= 1.0

@@ -173,7 +173,7 @@ def _sns_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
 
 
 @register_benchmark
-class MetricValidity(Benchmark):
+class MetricValidity(Benchmark[MetricValidityOptions]):
     name = "metric-validity"
     description = ("Seed 002: Creativity Index, perplexity and syntactic templates on "
                    "creative vs uncreative texts (AUROC, effect sizes, agreement).")
@@ -187,18 +187,17 @@ class MetricValidity(Benchmark):
         per_class = options.limit // 2 if options.limit else None
         return balanced_sample(loaded, per_class=per_class, seed=options.seed)
 
-    def generation_fingerprint(self, options: BenchmarkOptions) -> dict[str, Any]:
-        assert isinstance(options, MetricValidityOptions)
+    def prompts(self, options: MetricValidityOptions) -> dict[str, str]:
+        """The judge's rubric and the SNS concepts prompt; always recorded, so that adding
+        ``judge`` or ``sns`` to ``--metrics`` later resumes the run."""
         from creval.benchmarks.metric_validity.judging import judge_template
+        from creval.benchmarks.metric_validity.sns import concepts_template
 
-        fingerprint = options.by_kind("generation")
-        # Always recorded, so that adding the judge to --metrics later resumes the run.
-        fingerprint["judge_prompt"] = text_digest(judge_template(options.domain, options.judge_prompt_file))
-        return fingerprint
+        return {"judge_prompt": judge_template(options.domain, options.judge_prompt_file),
+                "sns_prompt": concepts_template()}
 
-    def units(self, options: Any) -> list[Unit]:
-        """Perplexity and judge units per text; a metric added later adds its units."""
-        assert isinstance(options, MetricValidityOptions)
+    def units(self, options: MetricValidityOptions) -> list[Unit]:
+        """Perplexity, judge and SNS units per text; a metric added later adds its units."""
         metrics = _metrics(options)
         items = self.items(options)
         units = [_ppl_unit(item, options.domain) for item in items] if "ppl" in metrics else []
@@ -214,8 +213,7 @@ class MetricValidity(Benchmark):
             units += [_sns_unit(item, options) for item in items]
         return units
 
-    def score(self, records: list[Record], options: Any) -> dict[str, Any]:
-        assert isinstance(options, MetricValidityOptions)
+    def score(self, records: list[Record], options: MetricValidityOptions) -> dict[str, Any]:
         from creval.benchmarks.metric_validity.report import score_items
 
         return score_items(self.items(options), records, options, _metrics(options))

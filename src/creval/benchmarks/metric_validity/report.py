@@ -181,10 +181,10 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         notes.append("Judge: rubric with chain of thought, strict parsing; the judge metric is "
                      "the domain's creativity criterion; unparsed answers are excluded and counted.")
     labels = {i.id: i.label for i in items}
-    table = separation_table(per_text, labels, seed=options.seed)
+    separation = separation_table(per_text, labels, seed=options.seed)
     sets = _set_table(out)
     headline: dict[str, Any] = {}
-    for row in table:  # the per-metric table in brief, so the command line prints it
+    for row in separation:  # the per-metric table in brief, so the command line prints it
         headline |= {f"{row['metric']}_creative_mean": row.get("mean_creative"),
                      f"{row['metric']}_uncreative_mean": row.get("mean_uncreative"),
                      f"{row['metric']}_auroc": row.get("auroc")}
@@ -195,12 +195,18 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
                    if row["metric"] in v and labels.get(tid) == label]
             for label, name in ((1, "creative"), (0, "uncreative"))
         }
-        for row in table
+        for row in separation
     }
+    metric_names = [row["metric"] for row in separation]
+    table = [{"id": i.id, "set": "creative" if i.label else "uncreative", "group": i.group,
+              **{m: _round4(per_text.get(i.id, {}).get(m)) for m in metric_names}} for i in items]
     return {
         "headline": headline,
-        "sections": _sections(sets, metric_agreement(per_text), out, excluded),
+        "sections": [{"title": "Per-metric separation (seed 002 Table 2)", "rows": separation},
+                     *_sections(sets, metric_agreement(per_text), out, excluded)],
         "table": table,
+        "separation": separation,
+        "per_item": {m: [per_text.get(i.id, {}).get(m) for i in items] for m in metric_names},
         "set_table": sets,
         "agreement": metric_agreement(per_text),
         "excluded": dict(excluded),
@@ -209,6 +215,10 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         **out,
         "notes": notes,
     }
+
+
+def _round4(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 def _set_table(out: dict[str, Any]) -> list[dict[str, Any]]:
