@@ -64,3 +64,15 @@ def test_incorrect_solutions_with_unparsed_techniques_score_zero_in_eq2_and_eq4(
     assert row["constraint_following"] == pytest.approx(1.0)
     assert row["pass_at_1"] == pytest.approx(2 / 3)
     assert any("did not parse" in note for note in scores["notes"])
+
+
+def test_human_divergent_is_one_number_over_all_problems(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fix_verdicts(monkeypatch)
+    # A's solutions: {loop, set} vs {loop} -> 1/2 and 0; B's: {x} vs {y} -> 1 and 1
+    human = {"A": [["for loop", "set"], ["for loop"]], "B": [["dp"], ["recursion"]]}
+    items = [_item("A", 0, ["ok"], [["set"]]), _item("B", 0, ["ok"], [["set"]]),
+             _item("A", 1, ["ok"], [["set"]])]  # state 1 holds problem A only
+    scores = score_items(_dataset(human), items, ScoreSettings())
+    expected = (1 / 2 + 0 + 1 + 1) / 4
+    assert scores["headline"]["human_divergent"] == pytest.approx(expected)
+    assert [r["human_divergent"] for r in scores["states"]] == [pytest.approx(expected)] * 2

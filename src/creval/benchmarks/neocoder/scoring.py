@@ -7,8 +7,9 @@ A *solution item* is one answered state: ``problem_id``, ``round``, ``t``, ``con
 
 Per state t the table gives pass@1 (the unbiased estimate c/n per problem when there are
 several samples, and then pass@k beside it), constraint following, convergent (Eq. 2), divergent
-(Eq. 3), NeoGauge@t (Eq. 4), cumulative NeoGauge, and the human convergent (Eq. 5) and
-divergent (Eq. 6) scores of the problems' human solutions. Technique sets come from the
+(Eq. 3), NeoGauge@t (Eq. 4), cumulative NeoGauge, and the human convergent score (Eq. 5)
+of the problems' human solutions; the human divergent score (Eq. 6) is one number over the
+human solutions of all the run's problems, in the headline and repeated in every row. Technique sets come from the
 LLM detector (the paper) or the static AST detector; with both, their agreement is
 reported. Techniques whose LLM detection did not parse are never defaulted: an incorrect
 solution still scores 0 in Eq. 2 and Eq. 4 (the correctness factor decides), a correct one
@@ -134,12 +135,16 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
                      "techniques": "(not parsed)" if techniques is None else ", ".join(techniques),
                      "constraints": ", ".join(item["constraints"]),
                      "neogauge_term": round(term, 4)})
-    table = _state_table(by_state, settings)
+    problems = {item["problem_id"] for item in items if human.get(item["problem_id"])}
+    human_divergent = (ng.human_divergent_creativity([human[p] for p in sorted(problems)],
+                                                     empty=settings.empty) if problems else None)
+    table = _state_table(by_state, settings, human_divergent)
     headline = {f"neogauge@{r['t']}": r.get("neogauge") for r in table}
     headline.update({f"pass@1@{r['t']}": r["pass_at_1"] for r in table})
     headline.update({f"pass@{r['k']}@{r['t']}": r["pass_at_k"] for r in table if "k" in r})
     if table:
         headline["cumulative_neogauge"] = table[-1]["cumulative_neogauge"]
+    headline["human_divergent"] = human_divergent
     notes = _notes(settings, unparsed, excluded)
     sections = [{"title": "NeoGauge per state", "rows": table}]
     if agreement:
@@ -148,7 +153,8 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
             "settings": settings.__dict__}
 
 
-def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSettings) -> list[dict[str, Any]]:
+def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSettings,
+                 human_divergent: float | None) -> list[dict[str, Any]]:
     from creval.metrics import neogauge as ng
 
     table = []
@@ -163,7 +169,7 @@ def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSetti
                        convergent=stats["convergent"], divergent=stats["divergent"],
                        neogauge=stats["neogauge"],
                        human_convergent=ng.human_convergent_creativity(s["human_sets"], s["constraints"]),
-                       human_divergent=ng.human_divergent_creativity(s["human_sets"], empty=settings.empty))
+                       human_divergent=human_divergent)  # Eq. 6: one number, every state
         table.append(row)
     cumulative = ng.cumulative_neogauge([r.get("neogauge") or 0.0 for r in table])
     for row, value in zip(table, cumulative, strict=True):
@@ -201,6 +207,8 @@ def _notes(settings: ScoreSettings, unparsed: int, excluded: int) -> list[str]:
         "(the repository's metric, which leaves out 1773F). With k samples per problem (the "
         "sampling strategy) pass@1 is the unbiased estimate c/n, and pass@k (any of k correct) "
         "is reported beside it; NeoGauge takes the best of the k samples (5.3).",
+        "human_divergent (Eq. 6) is one number over the human solutions of every problem in the "
+        "run (they do not depend on t); each state's row repeats it.",
         "NeoGauge@t = mean of 1[correct] x 1[follows constraints] x new-technique ratio (Eq. 4 "
         "with the correctness factor the paper's text and code use); cumulative = running sum.",
     ]
