@@ -24,6 +24,7 @@ from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from creval.benchmarks.base import get_benchmark  # noqa: E402
+from creval.integrations.inspect import tasks  # noqa: E402
 from creval.records import Record  # noqa: E402
 
 from ._tiktoken import fill_cache  # noqa: E402
@@ -90,9 +91,8 @@ def test_dat_task_asks_creval_prompt_and_scores_like_creval(tmp_path: Path) -> N
     seen: list[tuple[str, GenerateConfig]] = []
     answers = {1: DAT_GOOD, 2: "Default output", 3: DAT_OTHER}
     model = scripted(lambda text, config: answers[config.seed or 0], seen)
-    (log,) = inspect_eval("creval/dat", model=model, limit=3, display="none",
-                          task_args={"trials": 5, "seed": 1, "max_tokens": 99},
-                          log_dir=str(tmp_path))
+    (log,) = inspect_eval(tasks.dat(trials=5, seed=1, max_tokens=99), model=model, limit=3,
+                          display="none", log_dir=str(tmp_path))
     got = metrics(log)
 
     bench = get_benchmark("dat")
@@ -127,9 +127,8 @@ def test_ttct_task_judge_from_grader_role_aggregated_like_creval(tmp_path: Path)
     targets: list[tuple[str, GenerateConfig]] = []
     judged: list[tuple[str, GenerateConfig]] = []
     (log,) = inspect_eval(
-        "creval/ttct", model=scripted(answer, targets), display="none", log_dir=str(tmp_path),
-        model_roles={"grader": scripted(verdict, judged)},
-        task_args={"limit": 2, "answers": 2},
+        tasks.ttct(limit=2, answers=2), model=scripted(answer, targets), display="none",
+        model_roles={"grader": scripted(verdict, judged)}, log_dir=str(tmp_path),
     )
     got = metrics(log)
     assert len(targets) == 4 and len(judged) == 4
@@ -165,9 +164,9 @@ def test_jcq_task_parses_japanese_labels_and_counts_epochs_as_answers(tmp_path: 
 
     answers = iter(["回答A", "回答B", "回答A", "回答A"])
     (log,) = inspect_eval(
-        "creval/jcq", model=scripted(lambda text, config: next(answers), []), epochs=2,
-        model_roles={"grader": scripted(verdict, [])}, display="none", log_dir=str(tmp_path),
-        task_args={"limit": 1, "answers": 2}, max_samples=1,
+        tasks.jcq(limit=1, answers=2), model=scripted(lambda text, config: next(answers), []),
+        epochs=2, model_roles={"grader": scripted(verdict, [])}, display="none",
+        log_dir=str(tmp_path), max_samples=1,
     )
     got = metrics(log)
     # two answers x two epochs = answer indices 0..3 of one question; one judgement unparsed
@@ -182,7 +181,7 @@ def test_sat_task_distances_like_creval(tmp_path: Path) -> None:
     def rewrite(text: str, config: GenerateConfig) -> str:
         return "" if "tortoise" in text.lower() else f"A city story told on phones, take {config.seed}."
 
-    (log,) = inspect_eval("creval/sat", model=scripted(rewrite, []), limit=3, display="none",
+    (log,) = inspect_eval(tasks.sat(), model=scripted(rewrite, []), limit=3, display="none",
                           log_dir=str(tmp_path))
     got = metrics(log)
     assert log.samples is not None
@@ -206,7 +205,7 @@ def test_neocoder_state0_pass_rate_from_creval_sandbox(tmp_path: Path) -> None:
     wrong = "```python\nprint(0)\n```"
     seen: list[tuple[str, GenerateConfig]] = []
     model = scripted(lambda text, config: right if "Even Pair Sums" in text else wrong, seen)
-    (log,) = inspect_eval("creval/neocoder", model=model, display="none", limit=2,
+    (log,) = inspect_eval(tasks.neocoder(), model=model, display="none", limit=2,
                           log_dir=str(tmp_path))
     got = metrics(log)
     assert got == {"pass@1@0": 0.5, "problems": 2.0}
@@ -236,7 +235,11 @@ def test_bad_option_names_the_option() -> None:
 
 
 def test_inspect_cli_runs_creval_dat_with_mockllm(tmp_path: Path, offline_tiktoken: str) -> None:
-    """``inspect eval creval/dat --model mockllm/model --limit 3``: found by the entry point."""
+    """``inspect eval creval/dat --model mockllm/model --limit 3``: found by the entry point.
+
+    (In-process tests pass Task objects: with ``src/`` on ``sys.path``, as pytest's doctest
+    collection puts it, Inspect reads ``src/creval.egg-info``, which is not marked editable,
+    and registers creval's tasks without the ``creval/`` prefix.)"""
     done = subprocess.run(
         [*INSPECT, "eval", "creval/dat", "--model", "mockllm/model", "--limit", "3",
          "--log-dir", str(tmp_path), "--display", "none", "--log-format", "json"],
