@@ -139,3 +139,19 @@ def test_bad_sources(tmp_path: Path) -> None:
     bad.write_text('{"body": "x"}\n', encoding="utf-8")
     with pytest.raises(CrevalError, match="--text-field"):
         build_index([str(bad)], tmp_path / "out2")
+
+
+def test_empty_sources_and_a_used_out_folder(tmp_path: Path, index_dir: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"text": "   "}\n', encoding="utf-8")
+    with pytest.raises(CrevalError, match="no document with a word"):
+        build_index([str(empty)], tmp_path / "out")
+    with pytest.raises(CrevalError, match="is not empty"):
+        build_index([str(empty)], index_dir)
+    broken = tmp_path / "manifest"
+    broken.mkdir()
+    for f in index_dir.iterdir():
+        (broken / f.name).write_bytes(f.read_bytes())
+    (broken / "creval-index.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(CrevalError, match="creval-index.json is corrupt"):
+        LocalIndex(broken)
