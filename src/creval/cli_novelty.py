@@ -1,10 +1,18 @@
-"""``creval novelty RUN_DIR...``: rank the final solutions of several runs by novelty.
+"""``creval novelty RUN_DIR...``: rank final solutions of open-ended runs by novelty.
 
-For every problem solved in at least two of the given open-ended runs (macgyver, hypogen,
-bookmia; typically one per model), the pairwise novelty judge of seed 001 (appendix K)
-ranks the final solutions, each comparison asked in both orders. Reported: each run's mean
-rank (1 = most novel) and the Spearman correlation between a solution's semantic entropy
-and its novelty (the paper's Figure 4d).
+The pairwise novelty judge of seed 001 (appendix K) compares two problem-solution pairs,
+each comparison asked in both orders. Two modes:
+
+* ``--mode pool`` (default, the paper: appendix C.7, Table 12, Figure 4d): for each run (one
+  model), its problem-solution pairs are ranked together, across problems, and one Spearman
+  correlation between solution-level semantic entropy and novelty is reported per model;
+  ``--pool-size N`` ranks a seeded random sample of N pairs instead of all of them.
+* ``--mode runs``: for every problem solved in at least two of the runs, the runs' final
+  solutions are ranked against each other; each run's mean rank (1 = most novel) and one
+  Spearman correlation over all ranked solutions are reported.
+
+The sort is the paper's bubble sort by default (``n (n - 1) / 2`` comparisons);
+``--method merge`` needs at most ``n ceil(log2 n)``.
 """
 
 from __future__ import annotations
@@ -71,6 +79,49 @@ async def rank_runs(runs: dict[str, dict[str, dict[str, Any]]], generate: Any, m
     return results
 
 
+async def rank_pools(runs: dict[str, dict[str, dict[str, Any]]], generate: Any, method: str,
+                     pool_size: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
+    """Per run: its problem-solution pairs (those with a semantic entropy) ranked across
+    problems, and Spearman(semantic entropy, novelty) over them (Table 12)."""
+    import random
+
+    from creval.judges.novelty import NoveltyItem, PairwiseNoveltyJudge
+
+    judge = PairwiseNoveltyJudge.create(generate)
+    rows = []
+    for label, solutions in runs.items():
+        pool = sorted(pid for pid, sol in solutions.items() if sol["entropy"] is not None)
+        if pool_size is not None and pool_size < len(pool):
+            pool = sorted(random.Random(seed).sample(pool, pool_size))
+        items = [NoveltyItem(id=pid, problem=solutions[pid]["problem"], solution=solutions[pid]["solution"])
+                 for pid in pool]
+        row: dict[str, Any] = {"run": label, "pairs": len(items), "method": method,
+                               "without_entropy": len(solutions) - len([s for s in solutions.values()
+                                                                        if s["entropy"] is not None])}
+        if len(items) >= 2:
+            ranking = await judge.evaluate(items, method=method)  # type: ignore[arg-type]
+            row.update(order=ranking.order, comparisons=ranking.n_comparisons,
+                       model_calls=ranking.n_model_calls, failures=len(ranking.failures),
+                       ties=len(ranking.ties),
+                       tokens=ranking.usage.input_tokens + ranking.usage.output_tokens,
+                       **pool_correlation(solutions, ranking.order))
+        rows.append(row)
+    return rows
+
+
+def pool_correlation(solutions: dict[str, dict[str, Any]], order: list[str]) -> dict[str, Any]:
+    """Spearman between each pair's semantic entropy and its novelty (``n - rank``, higher =
+    more novel) for one ranked pool; None with fewer than three pairs."""
+    from creval.metrics.stats import spearman
+
+    if len(order) < 3:
+        return {"spearman": None, "spearman_p": None}
+    entropy = [float(solutions[pid]["entropy"]) for pid in order]
+    novelty = [float(len(order) - rank) for rank in range(1, len(order) + 1)]
+    corr = spearman(entropy, novelty)
+    return {"spearman": corr.r, "spearman_p": corr.p}
+
+
 def summarise(runs: dict[str, dict[str, dict[str, Any]]], results: list[dict[str, Any]]
               ) -> dict[str, Any]:
     from creval.metrics.stats import spearman
@@ -96,17 +147,29 @@ def novelty(
     run_dirs: Annotated[list[Path], typer.Argument(help="Open-ended run directories (one per model).")],
     judge: Annotated[str, typer.Option(help="Judge model spec.")] = "local",
     base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge.")] = None,
-    method: Annotated[str, typer.Option(help="merge (O(n log n) comparisons) or bubble (upstream).")] = "merge",
+    mode: Annotated[str, typer.Option(
+        help="pool: each run's pairs ranked across problems, one Spearman per model (the paper, "
+             "Table 12); runs: per problem, the runs' solutions ranked against each other.")] = "pool",
+    method: Annotated[str, typer.Option(
+        help="bubble (the paper, n(n-1)/2 comparisons) or merge (at most n log2 n).")] = "bubble",
+    pool_size: Annotated[int | None, typer.Option(
+        help="pool mode: rank a seeded random sample of this many pairs per run (default all).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the --pool-size sample.")] = 0,
     out: Annotated[Path | None, typer.Option(help="Also write the result as JSON here.")] = None,
 ) -> None:
-    """Rank the final solutions of several runs by novelty (pairwise judge, both orders)."""
+    """Rank final solutions by novelty (pairwise judge, both orders) and correlate with SE."""
     from creval.models import ModelOptions, get_model
     from creval.report.markdown import markdown_table
 
     if method not in ("merge", "bubble"):
-        raise CrevalError("--method takes merge or bubble.")
-    if len(run_dirs) < 2:
-        raise CrevalError("Give at least two run directories to rank against each other.")
+        raise CrevalError("--method takes bubble or merge.")
+    if mode not in ("pool", "runs"):
+        raise CrevalError("--mode takes pool or runs.")
+    if pool_size is not None and pool_size < 3:
+        raise CrevalError("--pool-size must be at least 3 (a Spearman correlation needs three pairs).")
+    if mode == "runs" and len(run_dirs) < 2:
+        raise CrevalError("Give at least two run directories to rank against each other "
+                          "(--mode runs), or rank each run's own pairs with --mode pool.")
     runs: dict[str, dict[str, dict[str, Any]]] = {}
     domains = set()
     for run_dir in run_dirs:
@@ -119,14 +182,26 @@ def novelty(
 
     async def go() -> list[dict[str, Any]]:
         try:
+            if mode == "pool":
+                return await rank_pools(runs, model.generate, method, pool_size, seed)
             return await rank_runs(runs, model.generate, method)
         finally:
             await model.aclose()
 
+    if mode == "pool":
+        rows = asyncio.run(go())
+        if not any(row["pairs"] >= 2 for row in rows):
+            raise CrevalError("No run has two final solutions with a semantic entropy to rank.")
+        typer.echo(markdown_table([{k: row.get(k) for k in ("run", "pairs", "method", "comparisons",
+                                                            "failures", "spearman", "spearman_p")}
+                                   for row in rows]))
+        if out is not None:
+            out.write_text(json.dumps({"mode": "pool", "models": rows}, indent=2), encoding="utf-8")
+        return
     summary = summarise(runs, asyncio.run(go()))
     if not summary["per_problem"]:
         raise CrevalError("No problem has a final solution in at least two of the runs.")
     typer.echo(markdown_table(summary["runs"]))
     typer.echo(f"Spearman(semantic entropy, novelty) = {summary['spearman_entropy_novelty']}")
     if out is not None:
-        out.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        out.write_text(json.dumps({"mode": "runs", **summary}, indent=2), encoding="utf-8")

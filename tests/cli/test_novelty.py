@@ -1,4 +1,5 @@
-"""`creval novelty`: ranking the final solutions of several runs against a judge server."""
+"""`creval novelty`: ranking final solutions against a judge server, per model across problems
+(seed 001, appendix C.7 and Table 12) or per problem across runs."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _servers import ChatServer
 
 from creval.runner.store import Record, RunStore
@@ -36,6 +38,35 @@ def prefer_longer(body: dict[str, Any]) -> tuple[int, str]:
     return 200, label_1 if len(first) > len(second) else label_2
 
 
+def novelty(*args: str, server: ChatServer | None = None) -> subprocess.CompletedProcess[str]:
+    extra = ["--judge", "openai:judge", "--base-url", server.url] if server else []
+    return subprocess.run([sys.executable, "-m", "creval.cli", "novelty", *args, *extra],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "OPENAI_API_KEY": "x"})
+
+
+def test_novelty_ranks_each_models_pool_across_problems_by_bubble_sort(tmp_path: Path) -> None:
+    # one model, four problems: the longer the solution, the more novel and the higher the SE
+    steps = {"p1": ["a"], "p2": ["a longer step"], "p3": ["bb"], "p4": ["the longest step of all"]}
+    run = make_run(tmp_path / "model", steps, {"p1": 0.1, "p2": 0.7, "p3": 0.4, "p4": 0.2})
+    server = ChatServer(reply=prefer_longer)
+    out = tmp_path / "novelty.json"
+    try:
+        done = novelty(str(run), "--out", str(out), server=server)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    (row,) = result["models"]
+    assert row["run"] == str(run) and row["pairs"] == 4 and row["method"] == "bubble"
+    assert row["comparisons"] == 4 * 3 // 2  # bubble sort: every adjacent swap asked
+    assert row["order"] == ["p4", "p2", "p3", "p1"]
+    # novelty ranks 1..4 = p4, p2, p3, p1 against SE 0.2, 0.7, 0.4, 0.1: rho by hand
+    # novelty scores (higher = more novel) p1..p4 = 0, 2, 1, 3; SE ranks p1..p4 = 1, 4, 3, 2
+    assert row["spearman"] == pytest.approx(0.4)
+    assert server.seen == 2 * 6  # six distinct pairs, both orders
+
+
 def test_novelty_ranks_runs_and_correlates_with_entropy(tmp_path: Path) -> None:
     short = make_run(tmp_path / "short", {"p1": ["a"], "p2": ["b"], "p3": ["c"]},
                      {"p1": 0.1, "p2": 0.2, "p3": 0.1})
@@ -44,11 +75,7 @@ def test_novelty_ranks_runs_and_correlates_with_entropy(tmp_path: Path) -> None:
     server = ChatServer(reply=prefer_longer)
     try:
         out = tmp_path / "novelty.json"
-        done = subprocess.run(
-            [sys.executable, "-m", "creval.cli", "novelty", str(short), str(long), "--judge",
-             "openai:judge", "--base-url", server.url, "--out", str(out)],
-            capture_output=True, text=True, timeout=120, env={**os.environ, "OPENAI_API_KEY": "x"},
-        )
+        done = novelty(str(short), str(long), "--mode", "runs", "--out", str(out), server=server)
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
@@ -62,6 +89,5 @@ def test_novelty_ranks_runs_and_correlates_with_entropy(tmp_path: Path) -> None:
 
 def test_novelty_refuses_a_single_run(tmp_path: Path) -> None:
     run = make_run(tmp_path / "one", {"p1": ["a"]}, {"p1": 0.1})
-    done = subprocess.run([sys.executable, "-m", "creval.cli", "novelty", str(run)],
-                          capture_output=True, text=True, timeout=60)
+    done = novelty(str(run), "--mode", "runs")
     assert done.returncode == 2 and "at least two" in done.stderr
