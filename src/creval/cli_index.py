@@ -25,10 +25,11 @@ def index_build(
     """Tokenise the sources into words, save the vocabulary and build the suffix array."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from creval.index.build import build_index
+    from creval.index.build import build_index, check_inputs
 
     if id_width not in ("auto", "u16", "u32"):
         raise CrevalError("--id-width takes auto, u16 or u32.")
+    check_inputs(sources, out)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"),
                   TextColumn("{task.completed:,} words"), TimeElapsedColumn()) as progress:
         task = progress.add_task("tokenising", total=None)

@@ -153,6 +153,17 @@ def _run_indexer(out_dir: Path, width: str, *, cpus: int, mem_gib: int) -> None:
         raise CrevalError(f"The infini-gram indexer did not use creval's tokenized files:\n{log}")
 
 
+def check_inputs(sources: list[str], out_dir: Path) -> None:
+    """Missing sources and a used output folder stop before anything is written."""
+    if not sources:
+        raise CrevalError("Give at least one source to index.")
+    for source in sources:
+        if not source.startswith("hf:"):
+            _files(source)
+    if out_dir.exists() and any(out_dir.iterdir()):
+        raise CrevalError(f"{out_dir} is not empty. Pass a new folder to --out.")
+
+
 def build_index(
     sources: list[str],
     out_dir: Path,
@@ -169,13 +180,7 @@ def build_index(
     width the vocabulary does not fit is an error. Note that the indexer of infini-gram
     2.6.0 allocates 2**32 x 8 bytes (32 GiB) for u32 ids, so u32 is for big machines only.
     """
-    if not sources:
-        raise CrevalError("Give at least one source to index.")
-    for source in sources:
-        if not source.startswith("hf:"):
-            _files(source)  # missing sources stop before anything is written
-    if out_dir.exists() and any(out_dir.iterdir()):
-        raise CrevalError(f"{out_dir} is not empty. Pass a new folder to --out.")
+    check_inputs(sources, out_dir)
     out_dir = out_dir.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
