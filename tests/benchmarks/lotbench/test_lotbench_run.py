@@ -36,7 +36,8 @@ def scripted(body: dict[str, Any]) -> tuple[int, str]:
     if fill:
         return 200, "Verdict: DAESO" if fill.group(1).strip() == "loan shark" else "Verdict: NOT DAESO"
     candidate = re.search(r"Candidate: (.*)", text)  # zero-shot E1 prompts
-    assert candidate, text
+    if candidate is None:  # not a LoTbench prompt (a backend's own probe)
+        return 200, "Hello."
     return 200, "Verdict: DAESO" if "shark" in candidate.group(1) else "Verdict: NOT DAESO"
 
 
