@@ -23,6 +23,11 @@ def candidate(text: str, lp_sum: float, n: int) -> dict[str, object]:
             "logprob_sum": lp_sum, "logprob_mean": lp_sum / n, "n_tokens": n}
 
 
+def options(single_candidate: str = "zero") -> SimpleNamespace:
+    return SimpleNamespace(entailment="embedding:0.95", partition_mode="strict",
+                           diversity_embedder="minilm", single_candidate=single_candidate)
+
+
 def test_scores_match_a_hand_calculation() -> None:
     same = "Wedge the spoon under the lid and lever it up gently."
     other = "Wrap a rubber band around the lid for grip, then twist."
@@ -37,9 +42,7 @@ def test_scores_match_a_hand_calculation() -> None:
                     output={"steps": [step], "solution_steps": [same], "solution": same,
                             "stop_reason": "max_steps", "logprobs": "sampling",
                             "verdicts": {"multiagent": verdict}})
-    options = SimpleNamespace(entailment="embedding:0.95", partition_mode="strict",
-                              diversity_embedder="minilm")
-    scores = score_openended([record], options, domain="macgyver")
+    scores = score_openended([record], options(), domain="macgyver")
     # classes {same, same} and {other}: identical texts need no entailment call
     h = scores["headline"]
     assert h["clusters_per_step"] == 2
@@ -59,6 +62,43 @@ def test_scores_match_a_hand_calculation() -> None:
     assert steps["rows"][0]["finished_votes"] == 1 and steps["rows"][0]["valid"] == 3
 
 
+def test_the_step_where_the_solution_finishes_is_not_scored_and_one_candidate_is_zero() -> None:
+    texts = ["Bend the wire into a hook.", "Use the magnet on a string.", "Melt the ice with salt."]
+    first = {"step": 1, "greedy": None, "chosen": texts[0],
+             "candidates": [candidate(t, -1.0, 2) for t in texts]}
+    lone = {"step": 2, "greedy": None, "chosen": texts[1],
+            "candidates": [candidate(texts[1], -1.0, 2),
+                           {"raw": "DONE", "text": "", "finished": True, "valid": False}]}
+    # the greedy answer said DONE here: upstream stops before sampling, so nothing is scored
+    last = {"step": 3, "greedy": {"raw": "DONE", "text": "", "finished": True, "valid": False},
+            "chosen": None, "candidates": [candidate(t, -1.0, 2) for t in texts]}
+    record = Record(key="macgyver-x", status="ok", unit={"id": "x"},
+                    output={"steps": [first, lone, last], "solution_steps": texts[:2],
+                            "solution": "", "stop_reason": "finished", "logprobs": "model",
+                            "verdicts": {}})
+    scores = score_openended([record], options(), domain="macgyver")
+    (steps,) = [s for s in scores["sections"] if s["title"] == "Steps"]
+    rows = {row["step"]: row for row in steps["rows"]}
+    assert "discrete" not in rows[3] and "finished" in rows[3]["not_scored"]
+    assert rows[2]["discrete"] == 0.0 and rows[2]["length_normalised"] == 0.0  # one class
+    assert scores["headline"]["steps_scored"] == 2
+    assert scores["headline"]["semantic_entropy_discrete"] == pytest.approx(math.log(3) / 2)
+    dropped = score_openended([record], options("drop"), domain="macgyver")
+    assert dropped["headline"]["steps_scored"] == 1
+    assert dropped["headline"]["semantic_entropy_discrete"] == pytest.approx(math.log(3))
+
+
+def test_logprob_label_says_which_distribution_was_asked_for() -> None:
+    from creval.benchmarks.openended.benchmark import logprob_label
+    from creval.models.base import Capabilities
+
+    out = {"steps": [{"candidates": [{"has_logprobs": True}]}]}
+    caps = Capabilities(logprobs=True, sampling_logprobs=True)
+    assert logprob_label(out, caps, "model") == "model"
+    assert logprob_label(out, caps, "sampling") == "sampling"
+    assert logprob_label(out, Capabilities(logprobs=True), "sampling") == "model"
+
+
 @pytest.mark.slow
 def test_macgyver_runs_offline_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "run"
@@ -73,7 +113,7 @@ def test_macgyver_runs_offline_end_to_end(tmp_path: Path) -> None:
     h = scores["headline"]
     assert h["multiagent_tokens"] > 0 and h["oneshot_tokens"] > 0
     record = json.loads((out / "records.jsonl").read_text().splitlines()[0])
-    assert record["output"]["logprobs"] == "sampling"
+    assert record["output"]["logprobs"] == "model" == record["output"]["logprob_source"]
     sampled = [c for c in record["calls"] if c["role"] == "target" and c["request"]["n"] == 3]
     assert sampled and all(c["request"]["top_p"] == 0.9 and c["request"]["logprobs"] for c in sampled)
     assert any("APPROXIMATION" in note for note in scores["notes"])  # offline: labelled fallback

@@ -85,10 +85,12 @@ def test_greedy_continuation_until_done() -> None:
     out, seen = run(script, n=4, max_steps=10)
     assert out["solution_steps"] == ["greedy 1", "greedy 2"]
     assert out["stop_reason"] == "finished"
-    # per step: one sampled request with n=4 and sampling log-probabilities, one greedy request
+    # per step: one sampled request with n=4 and the model's log-probabilities (Eq. 1), one greedy
     sampled = [r for r in seen if r.temperature > 0]
-    assert len(sampled) == 3 and all(r.n == 4 and r.top_p == 0.9 and r.logprobs for r in sampled)
-    assert all(r.logprob_source == "sampling" for r in sampled)
+    # the greedy answer comes first: at step 3 it says DONE, so nothing is sampled there
+    assert len(sampled) == 2 and all(r.n == 4 and r.top_p == 0.9 and r.logprobs for r in sampled)
+    assert all(r.logprob_source == "model" for r in sampled)
+    assert out["logprob_source"] == "model"
     assert "Step 1: greedy 1\nStep 2: greedy 2" in seen[-1].messages[-1].text()
     step1 = out["steps"][0]["candidates"]  # type: ignore[index]
     assert [c["logprob_sum"] for c in step1] == pytest.approx([-2.0, -4.0, -6.0, -8.0])
@@ -142,3 +144,12 @@ def test_a_step_that_copies_the_answer_format_is_not_valid() -> None:
     real = candidate_record(Completion(text="Step 1: Bend the wire."), 1, placeholders=placeholders)
     assert not echo["valid"] and echo["rejected"] == "copied the answer format's placeholder"
     assert real["valid"] and "rejected" not in real
+
+
+def test_log_probabilities_of_the_sampling_distribution_are_an_option() -> None:
+    def script(request: GenerateRequest, i: int) -> tuple[str, float]:
+        return ("Step 1: greedy" if request.temperature == 0 else f"Step 1: s{i}", -1.0)
+
+    out, seen = run(script, n=2, max_steps=1, logprob_source="sampling")
+    assert [r.logprob_source for r in seen if r.temperature > 0] == ["sampling"]
+    assert out["logprob_source"] == "sampling"

@@ -66,6 +66,10 @@ class OpenEndedOptions(BenchmarkOptions):
         "greedy", "When a solution is finished: the continuation says DONE (default) or at "
         "least half the candidates do (upstream).",
     )
+    logprob_source: Literal["model", "sampling"] = option(
+        "model", "Log-probabilities of the candidates: the model's own distribution (Eq. 1) or "
+        "the distribution sampled (after temperature and top-p), where the backend gives it.",
+    )
     judges: str = option(
         "multiagent", f"Comma-separated judges of the final solution ({', '.join(JUDGES)}) or 'none'."
     )
@@ -81,6 +85,10 @@ class OpenEndedOptions(BenchmarkOptions):
         "strict", "Bidirectional entailment: strict (entailment both ways) or lenient.", kind="scoring"
     )
     diversity_embedder: str = option("minilm", "Embedder of the pairwise-cosine baseline.", kind="scoring")
+    single_candidate: Literal["zero", "drop"] = option(
+        "zero", "A step with one valid candidate: entropy 0 (one class) or left out (drop).",
+        kind="scoring",
+    )
 
 
 class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
@@ -119,6 +127,7 @@ class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
             n=options.n, temperature=options.temperature, top_p=options.top_p,
             max_steps=options.max_steps, step_max_tokens=options.step_max_tokens,
             continuation=options.continuation, finish=options.finish, seed=options.seed,
+            logprob_source=options.logprob_source,
         )
         units = []
         for problem in self._problems(options):
@@ -133,7 +142,7 @@ class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
                 caps = ctx.capabilities("target")
                 chosen = dataclasses.replace(settings, logprobs=caps.logprobs)
                 output = await solve_stepwise(target, template, source, fields, chosen)
-                output["logprobs"] = logprob_label(output, caps)
+                output["logprobs"] = logprob_label(output, caps, settings.logprob_source)
                 output["verdicts"] = await self._judge(ctx, problem, output, judges, options)
                 return output
 
@@ -164,9 +173,10 @@ class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
         return score_openended(records, options, domain=self.domain)
 
 
-def logprob_label(output: dict[str, Any], caps: Capabilities) -> str:
-    """Which log-probabilities the step candidates actually came back with: ``sampling``,
-    ``model``, ``partial`` (some candidates had none) or ``none``.
+def logprob_label(output: dict[str, Any], caps: Capabilities,
+                  requested: Literal["model", "sampling"] = "model") -> str:
+    """Which log-probabilities the step candidates actually came back with: ``sampling``
+    (asked for and honoured), ``model``, ``partial`` (some candidates had none) or ``none``.
 
     >>> out = {"steps": [{"candidates": [{"has_logprobs": True}, {"has_logprobs": False}]}]}
     >>> logprob_label(out, Capabilities(logprobs=True))
@@ -177,7 +187,7 @@ def logprob_label(output: dict[str, Any], caps: Capabilities) -> str:
         return "none"
     if not all(returned):
         return "partial"
-    return "sampling" if caps.sampling_logprobs else "model"
+    return "sampling" if requested == "sampling" and caps.sampling_logprobs else "model"
 
 
 @register_benchmark

@@ -1,11 +1,14 @@
 """Scores of the open-ended benchmarks from finished records (no target-model calls).
 
-Per step: the valid candidates are clustered by bidirectional entailment and three
+Per step of the solution: the valid candidates are clustered by bidirectional entailment and three
 semantic entropies are computed: ``discrete`` (cluster counts), ``probability_weighted``
 (class probabilities from summed token log-probabilities, normalised over classes: the
 Rao-Blackwellised estimator) and ``length_normalised`` (the same with mean token
 log-probabilities: the paper's default). Without log-probabilities only the discrete one
-exists, and the scores say so. Per solution: mean (headline), min and max over steps.
+exists, and the scores say so. A step where the solution ended (no continuation chosen, as
+when the greedy answer is DONE) is not scored: upstream stops before it. A step with a single
+valid candidate has entropy 0 (one class); ``single_candidate="drop"`` leaves such steps out
+instead (creval's earlier rule). Per solution: mean (headline), min and max over steps.
 Diversity baselines per step (Table 1): mean pairwise cosine similarity, Self-BLEU,
 Distinct-1 and Distinct-2. Judges: verdicts per criterion and tokens per role.
 """
@@ -21,7 +24,6 @@ from creval.errors import CrevalError
 from creval.runner.store import Record
 
 ESTIMATORS = ("length_normalised", "probability_weighted", "discrete")
-MIN_CANDIDATES = 2
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -94,11 +96,19 @@ def _diversity(texts: list[str], embedder: Any) -> dict[str, float]:
     }
 
 
+def min_candidates(single_candidate: str) -> int:
+    """The fewest valid candidates a scored step needs: 1 (``"zero"``, entropy 0) or 2."""
+    if single_candidate not in ("zero", "drop"):
+        raise CrevalError(f"single_candidate must be 'zero' or 'drop', got {single_candidate!r}.")
+    return 1 if single_candidate == "zero" else 2
+
+
 async def _score_steps(
-    records: list[Record], nli: Any, mode: str, embedder: Any
+    records: list[Record], nli: Any, mode: str, embedder: Any, single_candidate: str = "zero"
 ) -> list[dict[str, Any]]:
     from creval.nli import partition_texts
 
+    fewest = min_candidates(single_candidate)
     rows = []
     for record in records:
         for step in record.output.get("steps", []):
@@ -107,11 +117,17 @@ async def _score_steps(
                 "id": record.unit.get("id"), "step": step["step"], "valid": len(valid),
                 "finished_votes": sum(c["finished"] for c in step["candidates"]),
             }
-            if len(valid) >= MIN_CANDIDATES:
+            if step.get("chosen") is None:
+                row["not_scored"] = "the solution finished here (no step was added)"
+            elif len(valid) >= fewest:
                 texts = [c["text"] for c in valid]
                 part = await partition_texts(texts, nli, mode=mode)
                 row.update(clusters=part.n_classes, entailment_calls=part.entailment_calls,
-                           **_entropies(list(part.class_ids), valid), **_diversity(texts, embedder))
+                           **_entropies(list(part.class_ids), valid))
+                if len(texts) >= 2:
+                    row.update(_diversity(texts, embedder))
+            else:
+                row["not_scored"] = f"fewer than {fewest} valid candidates"
             rows.append(row)
     return rows
 
@@ -176,7 +192,8 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> dict
     nli, notes = asyncio.run(_resolve_entailment(options.entailment))
     embedder = get_embedder(options.diversity_embedder)
     try:
-        steps = asyncio.run(_score_steps(ok, nli, options.partition_mode, embedder))
+        steps = asyncio.run(_score_steps(ok, nli, options.partition_mode, embedder,
+                                         options.single_candidate))
     except CrevalError:
         raise
     solutions = _solution_rows(ok, steps)
@@ -188,7 +205,7 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> dict
         "semantic_entropy_discrete": _mean([s.get("se_discrete") for s in solutions]),
         "semantic_entropy_probability_weighted": _mean([s.get("se_probability_weighted") for s in solutions]),
         "clusters_per_step": _mean([s["clusters"] for s in scored]),
-        **{k: _mean([s[k] for s in scored]) for k in ("cosine_similarity", "self_bleu", "distinct_1", "distinct_2")},
+        **{k: _mean([s.get(k) for s in scored]) for k in ("cosine_similarity", "self_bleu", "distinct_1", "distinct_2")},
         **judge_headline,
         "solutions": len(ok),
         "steps_scored": len(scored),
@@ -201,13 +218,12 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> dict
             f"{len(ok)} solution(s): the model returned no log-probabilities for some "
             "candidates (an OpenAI-compatible server needs logprobs support)."
         )
-    if "sampling" not in sources or len(sources) > 1:
-        notes.append(
-            "Log-probabilities: " + ", ".join(sorted(str(s) for s in sources)) + " (sampling = the "
-            "distribution actually sampled; model = the raw model distribution; partial or none = "
-            "some or all candidates came back without them, so only the discrete entropy could "
-            "be computed there)."
-        )
+    notes.append(
+        "Log-probabilities: " + ", ".join(sorted(str(s) for s in sources)) + " (model = the "
+        "model's own distribution, Eq. 1, the default; sampling = the distribution actually "
+        "sampled, after temperature and top-p; partial or none = some or all candidates came "
+        "back without them, so only the discrete entropy could be computed there)."
+    )
     calls = sum(s.get("entailment_calls", 0) for s in scored)
     all_pairs = sum(s["valid"] * (s["valid"] - 1) for s in scored)
     notes += [
@@ -216,7 +232,10 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> dict
         "are in the table.",
         f"Clustering: greedy bidirectional entailment ({options.partition_mode}); "
         f"{calls} entailment calls vs {all_pairs} for all ordered pairs.",
-        f"Steps with fewer than {MIN_CANDIDATES} valid candidates are not scored.",
+        "The step at which a solution ends is not scored. "
+        + ("A step with one valid candidate has entropy 0 (one class)."
+           if options.single_candidate == "zero" else
+           "Steps with fewer than 2 valid candidates are not scored (--single-candidate drop)."),
     ]
     return {
         "headline": headline,

@@ -1,9 +1,13 @@
 """The step-wise protocol of seed 001 (section 5): sample n next steps, extend greedily.
 
 At every step the target model is asked for the next step of the solution only. ``n``
-candidates are sampled (default 10, temperature 1.0, top-p 0.9) with the log-probabilities
-of the distribution actually sampled; they are what semantic entropy is computed on. The
-solution is then extended by one step chosen by ``continuation``:
+candidates are sampled (default 10, temperature 1.0, top-p 0.9); they are what semantic
+entropy is computed on. Their log-probabilities are by default those of the model's own
+distribution, ``log P(s|x) = sum_i log P(t_i | t_<i, x)`` (Eq. 1, ``logprob_source="model"``);
+``logprob_source="sampling"`` asks for those of the distribution actually sampled (after
+temperature and top-p) where the backend can give them. The choice is recorded in the
+output (``logprob_source``). The solution is then extended by one step chosen by
+``continuation``:
 
 * ``greedy`` (the paper): a separate temperature-0 answer to the same prompt;
 * ``highest_probability`` (the upstream code): the sampled candidate with the highest
@@ -12,6 +16,9 @@ solution is then extended by one step chosen by ``continuation``:
 The model says it is finished by answering ``DONE`` (``STOP``, the upstream word, is also
 recognised). Under ``finish="greedy"`` the solution ends when the continuation is DONE;
 under ``finish="majority"`` (upstream) it ends when at least half the candidates are DONE.
+With the greedy continuation the greedy answer is asked first, and when it is DONE no
+candidates are sampled for that step: like upstream, the protocol stops before a step that
+is not part of the solution (the scorer also leaves such a step out of older runs).
 Candidates that are DONE or empty are recorded but are not steps: they are left out of
 the clustering of that step. The solution also ends after ``max_steps`` steps.
 """
@@ -42,6 +49,7 @@ class StepSettings:
     continuation: Literal["greedy", "highest_probability"] = "greedy"
     finish: Literal["greedy", "majority"] = "greedy"
     logprobs: bool = True
+    logprob_source: Literal["model", "sampling"] = "model"
     seed: int = 0
 
 
@@ -194,14 +202,6 @@ async def solve_stepwise(
             template, source, **fields, steps=render_steps(steps), step=str(number),
             max_steps=str(settings.max_steps),
         )
-        sampled = GenerateRequest.chat(
-            prompt, n=settings.n, temperature=settings.temperature, top_p=settings.top_p,
-            max_tokens=settings.step_max_tokens, seed=settings.seed, logprobs=settings.logprobs,
-            logprob_source="sampling",
-        )
-        candidates = [
-            candidate_record(c, number, placeholders=placeholders) for c in await generate(sampled)
-        ]
         greedy: dict[str, Any] | None = None
         if settings.continuation == "greedy":
             request = GenerateRequest.chat(
@@ -209,6 +209,15 @@ async def solve_stepwise(
             )
             (answer,) = await generate(request)
             greedy = candidate_record(answer, number, placeholders=placeholders)
+        candidates: list[dict[str, Any]] = []
+        if not (greedy is not None and greedy["finished"] and settings.finish == "greedy"):
+            sampled = GenerateRequest.chat(
+                prompt, n=settings.n, temperature=settings.temperature, top_p=settings.top_p,
+                max_tokens=settings.step_max_tokens, seed=settings.seed,
+                logprobs=settings.logprobs, logprob_source=settings.logprob_source,
+            )
+            candidates = [candidate_record(c, number, placeholders=placeholders)
+                          for c in await generate(sampled)]
         chosen, finished = _continue_with(candidates, greedy, settings)
         trace.append(
             {"step": number, "candidates": candidates, "greedy": greedy,
@@ -224,4 +233,5 @@ async def solve_stepwise(
         "solution_steps": steps,
         "stop_reason": stop_reason,
         "continuation": settings.continuation,
+        "logprob_source": settings.logprob_source,
     }
