@@ -57,7 +57,9 @@ def test_judge_metric_through_a_server(tmp_path: Path) -> None:
     assert row["metric"] == "judge" and row["n_creative"] == 9 and row["n_uncreative"] == 10
     assert scores["values"]["judge"]["creative"].count(5.0) == expected_5
     assert any("parse failure" in reason for reason in scores["excluded"])
-    assert server.seen == 20 * 2 + 20 * 2  # two repeats and two paraphrased questions per text
+    prompts = [b["messages"][-1]["content"] for b in server.bodies if b.get("messages")]
+    assert sum("[Solution]" in p for p in prompts) == 20 * 2  # two repeats per text
+    assert sum("Is this text" in p for p in prompts) == 20 * 2  # the paraphrased pair
     checks = {row["check"].split(" (")[0].split(" over")[0]: row for row in scores["judge_checks"]}
     # joint filter: unconventionality >= 4 and efficiency >= 3 -> the unusual creative texts
     joint = checks["joint filter"]
@@ -97,7 +99,8 @@ def test_sns_through_a_server(tmp_path: Path) -> None:
     values = [v["sns"] for v in scores["per_text"].values()]
     scored = sum(1 for v in scores["per_text"].values() if "sns" in v)
     failures = sum(n for reason, n in scores["excluded"].items() if reason.startswith("sns: parse failure"))
-    assert scored + failures == 6 and server.seen == 6
+    prompts = [b["messages"][-1]["content"] for b in server.bodies if b.get("messages")]
+    assert scored + failures == 6 and sum("core concepts" in p for p in prompts) == 6
     generic = mean_pairwise_cosine_distance(get_embedder("minilm").embed(["jar", "lid", "hand", "twist", "kitchen"]))
     assert any(v == pytest.approx(generic, abs=1e-6) for v in values)
 
