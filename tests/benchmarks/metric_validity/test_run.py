@@ -70,6 +70,8 @@ def test_run_metric_validity_offline(index_dir: Path, tmp_path: Path) -> None:
     assert [r["range"] for r in scores["creativity_index"]["index_by_range"]] == ["5-5", "5-7", "5-9", "5-11"]
     assert (run / "ci_uniqueness_by_l.png").is_file() and (run / "metric_tpt.png").is_file()
     assert "Set-level metrics" in (run / "report.md").read_text(encoding="utf-8")
+    creative = [r for r in scores["set_table"] if r["set"] == "creative"][0]
+    assert creative["compression_ratio"] > 1.0 and 0.0 < creative["distinct_1"] <= 1.0
 
 
 def test_run_rejects_bad_metrics(tmp_path: Path) -> None:

@@ -237,7 +237,8 @@ def _sections(sets: list[dict[str, Any]], agreement: list[dict[str, Any]], out: 
     """Report sections beside the per-metric table (the report's "Items")."""
     sections = [{"title": "Set-level metrics", "rows": sets,
                  "text": "CR-POS and template rate (lower = more varied syntax), Distinct-n "
-                         "(higher = more diverse), Self-BLEU (lower = more diverse)."}]
+                         "(higher = more diverse), compression ratio and Self-BLEU (lower = "
+                         "more diverse)."}]
     if agreement:
         sections.append({"title": "Agreement between metrics", "rows": agreement,
                          "text": "Spearman's rho over the texts both metrics scored."})

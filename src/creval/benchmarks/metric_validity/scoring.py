@@ -18,6 +18,7 @@ from creval.errors import CrevalError
 from creval.metrics.creativity_index import creativity_index, spans_from_match_ends
 from creval.metrics.diversity import distinct_n, self_bleu
 from creval.metrics.templates import (
+    gzip_compression_ratio,
     mine_templates,
     pos_compression_ratio,
     template_counts,
@@ -130,7 +131,8 @@ def template_scores(items: Sequence[LabelledText], tagger_spec: str, *, n: int, 
 
 
 def diversity_scores(items: Sequence[LabelledText]) -> dict[str, dict[str, Any]]:
-    """Distinct-1..3 and Self-BLEU (first 100 texts: it is quadratic) per set."""
+    """Distinct-1..3, the gzip compression ratio of the texts and Self-BLEU (first 100 texts:
+    it is quadratic) per set."""
     out: dict[str, dict[str, Any]] = {}
     for label, name in ((1, "creative"), (0, "uncreative")):
         texts = [i.text for i in items if i.label == label and i.text.strip()]
@@ -140,6 +142,7 @@ def diversity_scores(items: Sequence[LabelledText]) -> dict[str, dict[str, Any]]
                 row[f"distinct_{n}"] = distinct_n(texts, n=n)
             except ValueError:
                 row[f"distinct_{n}"] = None
+        row["compression_ratio"] = gzip_compression_ratio(texts) if texts else None
         sample = texts[:SELF_BLEU_MAX_TEXTS]
         row["self_bleu"] = self_bleu(sample) if len(sample) >= 2 else None
         out[name] = row
