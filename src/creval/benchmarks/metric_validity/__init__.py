@@ -1,14 +1,15 @@
 """Metric validity (seed 002): do creativity metrics tell creative from uncreative texts?
 
 For a domain's two labelled sets (creative, uncreative) every metric scores every text:
-the Creativity Index against a local infini-gram index, perplexity under ``--model``,
-syntactic templates (spaCy POS tags), and lexical diversity per set. The report gives,
+the Creativity Index against an infini-gram index, perplexity under ``--model``,
+syntactic templates (POS tags), a rubric LLM judge, the Semantic Novelty Score, and
+lexical diversity per set. The report gives,
 per metric, the two sets' means and spreads, AUROC, accuracy and F1 at the best and at a
 fixed threshold, Cohen's d with a bootstrap interval, the distributions' overlap, the
 rank correlations between metrics, and the Creativity Index's sensitivity to L.
 
-Only perplexity (``--model``) and the rubric judge (``--judge``, default the model) call
-a model, one unit per text each; everything else is computed when scoring, so the index,
+Only perplexity (``--model``), the judge and SNS (``--judge``, default the model) call a
+model, one unit per text each; everything else is computed when scoring, so the index,
 the tagger and the template settings can change without asking a model again, and adding
 a metric to ``--metrics`` later runs only its units.
 """
@@ -175,8 +176,8 @@ def _sns_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
 @register_benchmark
 class MetricValidity(Benchmark[MetricValidityOptions]):
     name = "metric-validity"
-    description = ("Seed 002: Creativity Index, perplexity and syntactic templates on "
-                   "creative vs uncreative texts (AUROC, effect sizes, agreement).")
+    description = ("Seed 002: Creativity Index, perplexity, syntactic templates, LLM judge and "
+                   "SNS on creative vs uncreative texts (AUROC, effect sizes, agreement).")
     seed_paper = "002"
     Options = MetricValidityOptions
     roles = ("target", "judge")
