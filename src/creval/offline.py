@@ -8,7 +8,7 @@ work for every benchmark, plug-ins included, without a method of their own.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+from dataclasses import dataclass
 from typing import Any
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions
@@ -31,6 +31,7 @@ class _Context:
         self.answers = list(answers or [])
         self.request: GenerateRequest | None = None
         self.role = "target"
+        self.first_sample = 0
         self.calls: list[dict[str, Any]] = []
 
     def capabilities(self, role: str = "target") -> Capabilities:
@@ -40,7 +41,7 @@ class _Context:
         self, request: GenerateRequest, *, role: str = "target", first_sample: int = 0
     ) -> list[Completion]:
         if role != "target" or len(self.answers) < request.n:
-            self.request, self.role = request, role
+            self.request, self.role, self.first_sample = request, role, first_sample
             raise _Stop
         served = [Completion(text=a) for a in self.answers[: request.n]]
         del self.answers[: request.n]
@@ -51,26 +52,72 @@ class _Context:
         return served
 
 
+@dataclass(frozen=True)
+class FirstRequest:
+    """A unit's first model call: the request, the role asked and its first sample index."""
+
+    request: GenerateRequest
+    role: str
+    first_sample: int
+
+
+def first_request(unit: Unit) -> FirstRequest | None:
+    """The first request ``unit`` makes, without calling a model; None when it asks none.
+
+    Synchronous: the unit's coroutine is stepped by hand up to its first model call, so it
+    works inside a running event loop too. A unit that awaits other work first (a thread)
+    runs on a loop of its own, which needs no loop to be running.
+    """
+    ctx = _Context()
+    coroutine = unit.run(ctx)  # type: ignore[arg-type]
+    try:
+        coroutine.send(None)  # type: ignore[attr-defined]
+    except _Stop:
+        pass
+    except StopIteration:
+        return None
+    except RuntimeError:  # it needs a running loop (tasks, threads) before its first call
+        return _on_a_loop(unit)
+    else:  # it awaits other work first (a thread, an embedder)
+        coroutine.close()  # type: ignore[attr-defined]
+        return _on_a_loop(unit)
+    assert ctx.request is not None
+    return FirstRequest(ctx.request, ctx.role, ctx.first_sample)
+
+
+def _on_a_loop(unit: Unit) -> FirstRequest | None:
+    """:func:`first_request` for a unit that needs an event loop: a loop of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_first_request_on_a_loop(unit))
+    raise CrevalError(f"Unit {unit.key} waits on something before asking its model, so "
+                      "its first request cannot be listed inside a running event loop.")
+
+
+async def _first_request_on_a_loop(unit: Unit) -> FirstRequest | None:
+    ctx = _Context()
+    try:
+        await unit.run(ctx)  # type: ignore[arg-type]
+    except _Stop:
+        assert ctx.request is not None
+        return FirstRequest(ctx.request, ctx.role, ctx.first_sample)
+    return None
+
+
 def dry_run(benchmark: Benchmark[Any], options: BenchmarkOptions) -> list[dict[str, Any]]:
     """The first request of every unit, without calling a model or writing anything: its key,
     the role asked, ``n`` and the messages (later requests depend on the answers)."""
-
-    async def first(unit: Unit) -> dict[str, Any]:
-        ctx = _Context()
-        with contextlib.suppress(_Stop):
-            await unit.run(ctx)  # type: ignore[arg-type]
-        request = ctx.request
-        return {
+    out = []
+    for unit in benchmark.units(options):
+        first = first_request(unit)
+        out.append({
             "key": unit.key,
-            "role": ctx.role if request is not None else None,
-            "n": request.n if request is not None else 0,
-            "messages": [m.model_dump(mode="json") for m in request.messages] if request else [],
-        }
-
-    async def every() -> list[dict[str, Any]]:
-        return [await first(u) for u in benchmark.units(options)]
-
-    return asyncio.run(every())
+            "role": first.role if first else None,
+            "n": first.request.n if first else 0,
+            "messages": [m.model_dump(mode="json") for m in first.request.messages] if first else [],
+        })
+    return out
 
 
 def score_answers(

@@ -1,8 +1,8 @@
 """Inspect samples from a creval benchmark: the very requests ``creval run`` would send.
 
-Adapter until the benchmark contract names its requests as data (issue 15's ``--dry-run``):
-each unit of the benchmark is started with a context that records the first request the
-unit makes and stops it there. The request carries everything ``creval run`` asks with:
+Each unit's first request comes from :func:`creval.offline.first_request` (the same as
+``creval run --dry-run`` lists): the unit is stepped up to its first model call, which is
+recorded, not sent. The request carries everything ``creval run`` asks with:
 system and user messages, temperature, top-p, max tokens, stop sequences and the seed; a
 request for ``n`` samples becomes ``n`` Inspect samples, sample ``i`` seeded ``seed + i``
 as the runner seeds it. No model is called and no event loop is needed.
@@ -10,18 +10,18 @@ as the runner seeds it. No model is called and no event loop is needed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, get_benchmark
 from creval.errors import CrevalError
-from creval.models.base import Capabilities, Completion, GenerateRequest
+from creval.models.base import GenerateRequest
+from creval.offline import first_request
 
 if TYPE_CHECKING:
     from inspect_ai.dataset import Sample
 
-    from creval.runner.engine import Unit, UnitContext
+    from creval.runner.engine import Unit
 
 #: Task arguments Inspect may hand every task that are not creval options.
 _INSPECT_ARGS = ("model",)
@@ -65,49 +65,17 @@ def options_of(name: str, values: dict[str, Any], kind: type[OptionsT]) -> Optio
     return options
 
 
-class _Stop(Exception):
-    """Raised by the recording context once the unit's first request is known."""
-
-
-class _Recorder:
-    """A unit context that records the first request (target role) and stops the unit."""
-
-    def __init__(self) -> None:
-        self.request: GenerateRequest | None = None
-        self.first_sample = 0
-
-    def capabilities(self, role: str = "target") -> Capabilities:
-        return Capabilities()
-
-    async def generate(
-        self, request: GenerateRequest, *, role: str = "target", first_sample: int = 0
-    ) -> list[Completion]:
-        if role != "target":
-            raise CrevalError(f"The unit asked the {role} model before the target model.")
-        self.request, self.first_sample = request, first_sample
-        raise _Stop
-
-
 def unit_asks(unit: Unit) -> list[Ask]:
     """The samples of ``unit``'s first request, as the runner would send them."""
-    recorder = _Recorder()
-    run = cast("Callable[[UnitContext], Coroutine[Any, Any, Any]]", unit.run)
-    coroutine = run(cast("UnitContext", recorder))
-    try:
-        coroutine.send(None)
-    except _Stop:
-        pass
-    except StopIteration:
-        raise CrevalError(f"Unit {unit.key} finished without asking a model.") from None
-    else:
-        coroutine.close()
-        raise CrevalError(f"Unit {unit.key} waits on something before asking its model; "
-                          "it cannot be turned into an Inspect sample.")
-    request = recorder.request
-    assert request is not None
+    first = first_request(unit)
+    if first is None:
+        raise CrevalError(f"Unit {unit.key} finished without asking a model.")
+    if first.role != "target":
+        raise CrevalError(f"The unit asked the {first.role} model before the target model.")
+    request = first.request
     asks = []
     for i in range(request.n):
-        sample = recorder.first_sample + i
+        sample = first.first_sample + i
         seed = None if request.seed is None else request.seed + sample
         asks.append(Ask(key=unit.key, sample=sample, samples=request.n,
                         request=request.with_n(1, seed=seed, first_sample=sample),
