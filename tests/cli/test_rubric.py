@@ -132,5 +132,5 @@ def test_compare_three_models(tmp_path: Path) -> None:
     assert "DAT vs SAT" in text and "smollm2-t0.4" in text and "smollm2-t1.2" in text
     rubric = text.split("## Rubric task x criterion vs DAT and SAT")[1]
     rows = [line for line in rubric.splitlines() if line.startswith("| ttct | sat |")]
-    assert len(rows) == 7 * 5, "one row per task x (4 criteria and their mean) against SAT"
+    assert len(rows) == (7 + 1) * 5, "per task and All x (4 criteria and their mean) vs SAT"
     assert all(row.split("|")[5].strip() == "3" for row in rows), "n = 3 models"

@@ -3,7 +3,9 @@
 Each run directory is one model's run of one benchmark. Runs are grouped into models by the
 folder that holds them (creval's default layout is ``runs/<model>/<benchmark>``) or by the
 model spec and temperature. For every model that has both, each JCQ/TTCT task x criterion
-score is correlated with the DAT and the SAT score, and DAT with SAT.
+score is correlated with the DAT and the SAT score, and DAT with SAT. The last rows, task
+``All``, correlate each criterion's mean over all tasks (Table 3's value; the overall mean
+for the Mean column) with DAT and SAT: the "All" row of Tables 9 and 10.
 """
 
 from __future__ import annotations
@@ -104,10 +106,32 @@ def compare_runs(paths: list[Path], *, by: Literal["folder", "model"] = "folder"
                     {"benchmark": bench, "vs": other_name, "task": task, "criterion": crit,
                      **_pair(pearson, spearman, xs, ys)}
                 )
+            correlations += _all_rows(bench, other_name, other, models, labels, (pearson, spearman))
     common = sorted(set(dat) & set(sat))
     dat_sat = _pair(pearson, spearman, [dat[m] for m in common], [sat[m] for m in common])
     return {"models": labels, "overview": overview, "correlations": correlations,
             "dat_vs_sat": dat_sat}
+
+
+def _all_rows(bench: str, other_name: str, other: dict[str, float],
+              models: dict[str, dict[str, RunSummary]], labels: list[str], stats: tuple[Any, Any]
+              ) -> list[dict[str, Any]]:
+    """The "All" row of Tables 9 and 10: per criterion (and the mean), each model's score over
+    all tasks (its headline) against ``other``."""
+    rows = []
+    for crit in (*CRITERIA, "mean"):
+        values = {}
+        for label in labels:
+            run = models[label].get(bench)
+            value = None if run is None else run.headline.get(crit)
+            if label in other and isinstance(value, (int, float)):
+                values[label] = float(value)
+        if values:
+            xs = [values[m] for m in sorted(values)]
+            ys = [other[m] for m in sorted(values)]
+            rows.append({"benchmark": bench, "vs": other_name, "task": "All", "criterion": crit,
+                         **_pair(*stats, xs, ys)})
+    return rows
 
 
 def _pair(pearson: Any, spearman: Any, xs: list[float], ys: list[float]) -> dict[str, Any]:
