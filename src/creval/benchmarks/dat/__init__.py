@@ -7,6 +7,7 @@ from typing import Any, Literal
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt, single_turn_unit
 from creval.benchmarks.dat.scoring import DATScorer
+from creval.benchmarks.dat.trials import add_attempts, resolve_attempts, trial_unit
 from creval.models.base import GenerateRequest
 from creval.runner.engine import Unit
 from creval.runner.store import Record
@@ -39,6 +40,15 @@ class DATOptions(BenchmarkOptions):
     )
     minimum: int = option(7, "Olson variant: valid words needed (and used).", kind="scoring", ge=2)
     words: int = option(10, "Words asked for (and required by the all-valid variant).", ge=2)
+    attempts: int | None = option(
+        None, "Answers asked per trial until one is valid: an invalid answer is not a trial "
+        "(the Japanese paper); the cap and the trials that reach it are reported. Default: 10 "
+        "for ja, 1 for en.", ge=1,
+    )
+    reject_proper_nouns: bool = option(
+        False, "Japanese: count a proper noun as invalid. The paper's prompt forbids them but "
+        "its check (Japanese script, nouns) does not test for them.",
+    )
 
 
 @register_benchmark
@@ -62,12 +72,30 @@ class DAT(Benchmark[DATOptions]):
             seed=options.seed,
         )
         count = min(options.trials, options.limit or options.trials)
+        attempts = resolve_attempts(options.attempts, options.lang)
+        if attempts == 1:
+            return [
+                single_turn_unit(f"trial-{i:05d}", request, sample=i, meta={"trial": i})
+                for i in range(count)
+            ]
+        scorers: list[DATScorer] = []  # built on the first answer, not at planning time
+
+        def invalid_reason(text: str) -> str | None:
+            if not scorers:
+                scorers.append(DATScorer.from_options(options))
+            return scorers[0].invalid_reason(text)
+
         return [
-            single_turn_unit(f"trial-{i:05d}", request, sample=i, meta={"trial": i})
+            trial_unit(f"trial-{i:05d}", request, trial=i, stride=options.trials,
+                       attempts=attempts, invalid_reason=invalid_reason, meta={"trial": i})
             for i in range(count)
         ]
 
     def score(self, records: list[Record], options: DATOptions) -> dict[str, Any]:
+        scores = self._score_answers(records, options)
+        return add_attempts(scores, records, resolve_attempts(options.attempts, options.lang))
+
+    def _score_answers(self, records: list[Record], options: DATOptions) -> dict[str, Any]:
         scorer = DATScorer.from_options(options)
         texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
         return scorer.score_answers(texts)

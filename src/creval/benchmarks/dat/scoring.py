@@ -36,6 +36,16 @@ class DATScorer:
     minimum: int
     score_words: Callable[[Sequence[str]], DATResult]
     resources: dict[str, Any]
+    #: Why a parsed answer is invalid, or None; by default from ``score_words``. The Japanese
+    #: scorer checks validity without embedding (to decide whether to ask again).
+    check_words: Callable[[Sequence[str]], str | None] | None = None
+
+    def invalid_reason(self, text: str) -> str | None:
+        """Why the answer ``text`` is not a valid trial, or None when it is."""
+        words = parse_word_list(text, expected=self.words)
+        if self.check_words is not None:
+            return self.check_words(words)
+        return self.score_words(words).reason
 
     @classmethod
     def from_options(cls, options: DATOptions) -> DATScorer:
@@ -91,7 +101,9 @@ class DATScorer:
         from creval.embed import get_embedder
         from creval.text.ja import JapaneseNounChecker
 
-        checker = JapaneseNounChecker()
+        # the paper's check: Japanese script and nouns; proper nouns only on request (its
+        # prompt forbids them, its validation does not test for them)
+        checker = JapaneseNounChecker(allow_proper_nouns=not options.reject_proper_nouns)
         embedder = get_embedder(options.embedder)
         placeholders = _placeholders(options)
 
@@ -102,8 +114,15 @@ class DATScorer:
             return dat_all_valid(words, is_valid=check, embed=embedder.embed,
                                  expected=options.words)
 
-        resources = {"embedder": embedder.identity(), "noun_check": "sudachipy (SplitMode.C)"}
-        return cls(variant, "ja", options.words, options.minimum, score, resources)
+        def validity(words: Sequence[str]) -> str | None:
+            import numpy as np
+
+            return dat_all_valid(words, is_valid=check, embed=lambda ws: np.eye(len(ws)),
+                                 expected=options.words).reason
+
+        resources = {"embedder": embedder.identity(), "noun_check": "sudachipy (SplitMode.C)",
+                     "proper_nouns": "rejected" if options.reject_proper_nouns else "accepted"}
+        return cls(variant, "ja", options.words, options.minimum, score, resources, validity)
 
     def score_lists(self, lists: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
         """Score already-split word lists ``(key, words)``."""
