@@ -29,6 +29,8 @@ demo: $(STAMP)
 		--max-tokens 300 --threads $(shell nproc) --out $(OUT)/neocoder
 	$(VENV)/bin/creval run macgyver --model local --limit 1 --n 5 --max-steps 3 --judge-max-tokens 96 \
 		--judges multiagent --threads $(shell nproc) --out $(OUT)/macgyver
+	$(VENV)/bin/creval run metric-validity --model local --limit 20 --threads $(shell nproc) \
+		--out $(OUT)/metric-validity
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
@@ -45,6 +47,8 @@ bench: $(STAMP)
 	$(PY) bench/entailment_calls.py
 	$(PY) bench/judge_tokens.py --responder compliant
 	$(PY) bench/neocoder_judge.py
+	$(PY) bench/creativity_index.py
+	$(PY) bench/templates_vs_diversity.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
