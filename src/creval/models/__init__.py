@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -56,6 +56,13 @@ class ModelOptions(BaseModel):
     n_ctx: int = 4096
     threads: int | None = None
     device: str | None = None
+    #: Whether and how an ``openai:`` endpoint is told an answer's JSON schema: ``off`` (the
+    #: default: no structured output declared, no extra request); ``auto`` probes the server
+    #: once, before the run (``OpenAIModel.check``); ``json_schema`` is OpenAI's
+    #: ``response_format`` (OpenAI, vLLM, SGLang, Ollama, llama.cpp's ``llama-server``);
+    #: ``json_object`` is llama-cpp-python's server form (``{"type": "json_object",
+    #: "schema": ...}``).
+    structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off"
 
 
 BackendFactory = Callable[[str, ModelOptions], Model]

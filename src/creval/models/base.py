@@ -72,6 +72,11 @@ class GenerateRequest(BaseModel):
     #: actually drew from (after temperature and top-p, renormalised). Backends whose
     #: ``Capabilities.sampling_logprobs`` is False return model log-probabilities either way.
     logprob_source: Literal["model", "sampling"] = "model"
+    #: The answer's shape: a JSON schema that a backend with
+    #: ``Capabilities.structured_output`` constrains decoding to (llama.cpp grammar, the
+    #: OpenAI response-format JSON schema). None: the answer is free text. Instruments
+    #: (judges, detectors) set it; the tested model answers freely unless the user opts in.
+    response_schema: dict[str, Any] | None = None
     #: Index of the first sample this call produces within its unit (set by the runner;
     #: not a generation parameter, so not part of cache keys). Replay uses it.
     first_sample: int = Field(default=0, ge=0)
@@ -90,16 +95,20 @@ class GenerateRequest(BaseModel):
 
         ``logprob_source`` is left out when it changes nothing (it is ``"model"``, or no
         log-probabilities are asked for), so the keys of such requests are the same as
-        before the option existed.
+        before the option existed; ``response_schema`` likewise only when it is set.
 
         >>> sorted(GenerateRequest.chat("hi").params())  # doctest: +NORMALIZE_WHITESPACE
         ['logprobs', 'max_tokens', 'seed', 'stop', 'temperature', 'top_logprobs', 'top_p']
         >>> GenerateRequest.chat("hi", logprobs=True, logprob_source="sampling").params()["logprob_source"]
         'sampling'
+        >>> GenerateRequest.chat("hi", response_schema={"type": "array"}).params()["response_schema"]
+        {'type': 'array'}
         """
         exclude = {"messages", "n", "first_sample"}
         if self.logprob_source == "model" or not self.logprobs:
             exclude.add("logprob_source")
+        if self.response_schema is None:
+            exclude.add("response_schema")
         return self.model_dump(mode="json", exclude=exclude)
 
     def with_n(
@@ -159,6 +168,9 @@ class Capabilities(BaseModel):
     n: bool = False  # several samples in one call
     images: bool = False
     seed: bool = False
+    #: Constrains decoding to ``GenerateRequest.response_schema`` (a JSON schema). A backend
+    #: without it ignores the schema and answers freely; callers check this first.
+    structured_output: bool = False
 
 
 @runtime_checkable

@@ -183,7 +183,14 @@ class HFModel:
         One seeded call per sample keeps creval's rule that sample ``i`` is the same whether
         it is asked for alone or in a batch (the runner tops up partial runs one by one).
         Greedy decoding makes one call and copies it.
+
+        Structured output is not offered (``Capabilities.structured_output`` is False): no
+        constrained-decoding library is a dependency yet, so a ``response_schema`` is refused
+        rather than silently ignored.
         """
+        if request.response_schema is not None:
+            raise ModelError(f"{self.spec}: the hf backend cannot constrain answers to a JSON "
+                             "schema; ask without response_schema.")
         if any(m.has_images() for m in request.messages):
             raise ModelError(f"{self.spec} cannot read images (the hf backend is text-only)")
         if request.temperature == 0 or request.n == 1:

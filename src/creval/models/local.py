@@ -28,6 +28,9 @@ Behaviour worth knowing:
   of most probable tokens whose probability reaches ``top_p``, the crossing token included),
   then temperature over that set, renormalised. ``temperature == 0`` (greedy) is a point
   mass: the chosen token gets log-probability 0 and is its own only alternative.
+* ``request.response_schema`` (a JSON schema) constrains decoding with a llama.cpp grammar
+  built from it by llama-cpp-python (``response_format={"type": "json_object", "schema":
+  ...}``); ``Capabilities.structured_output`` is True.
 * llama.cpp is not thread-safe: generation runs in a worker thread under a lock and
   ``max_concurrency`` is 1. It uses ``--threads`` threads (default: half the CPUs) for both
   prompt evaluation and generation.
@@ -162,7 +165,7 @@ class LocalModel:
         self.n_ctx = options.n_ctx
         self.capabilities = Capabilities(
             logprobs=True, sampling_logprobs=True, prompt_logprobs=True, n=False, images=False,
-            seed=True,
+            seed=True, structured_output=True,
         )
         self._lock = threading.Lock()
         self._llm: Any = None  # plain instance
@@ -225,6 +228,11 @@ class LocalModel:
     def _generate_sync(self, request: GenerateRequest) -> list[Completion]:
         messages = [{"role": m.role, "content": m.text()} for m in request.messages]
         completions: list[Completion] = []
+        extra: dict[str, Any] = {}
+        if request.response_schema is not None:
+            # llama-cpp-python turns the schema into a GBNF grammar that masks every token
+            # the schema does not allow.
+            extra["response_format"] = {"type": "json_object", "schema": request.response_schema}
         with self._lock:
             llm = self._load(logits_all=request.logprobs)
             for i in range(request.n):
@@ -232,6 +240,7 @@ class LocalModel:
                 try:
                     response = llm.create_chat_completion(
                         messages,
+                        **extra,
                         temperature=request.temperature,
                         top_p=request.top_p,
                         top_k=0,

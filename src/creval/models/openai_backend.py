@@ -21,12 +21,22 @@ False) and model log-probabilities come back. Some servers can be told to return
 ones instead (vLLM started with ``--logprobs-mode processed_logprobs`` reports them after
 temperature and top-p), but nothing in the API says which kind a server sends, so creval
 cannot know it and does not claim it.
+
+Structured output (``Capabilities.structured_output``) is declared by
+``ModelOptions.structured_output``: ``off`` by default (nothing is sent to find out, so an
+endpoint sees exactly the requests a run makes), ``json_schema`` or ``json_object`` when the
+user knows the server, or ``auto``: probed once by :meth:`check` (before a run) or
+:meth:`probe_structured_output`. The probe sends one request whose schema allows a single odd
+answer, in OpenAI's ``json_schema`` form, then in llama-cpp-python's server form
+(``json_object`` with a ``schema``); the first form the answer obeys is used for every
+``response_schema`` request, and neither means none.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import os
 import time
 from collections.abc import Mapping
@@ -134,6 +144,19 @@ def _message(m: Message) -> dict[str, Any]:
     return {"role": m.role, "content": parts}
 
 
+def _response_format(schema: dict[str, Any], form: str) -> dict[str, Any]:
+    """The ``response_format`` parameter for ``schema`` in ``form``.
+
+    >>> _response_format({"type": "array"}, "json_object")
+    {'type': 'json_object', 'schema': {'type': 'array'}}
+    >>> _response_format({"type": "array"}, "json_schema")["json_schema"]["name"]
+    'answer'
+    """
+    if form == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+
+
 def _split(total: int, counts: list[int] | None, k: int) -> list[int]:
     """Split ``total`` output tokens between ``k`` choices.
 
@@ -172,6 +195,15 @@ class OpenAIModel:
         )
         self._clients: dict[int, tuple[asyncio.AbstractEventLoop, Any]] = {}
         self._token_param = "max_tokens"
+        #: How ``response_schema`` is sent: "json_schema", "json_object" or None (not at all).
+        self.schema_form: str | None = None
+        self._probed = options.structured_output != "auto"
+        if options.structured_output in ("json_schema", "json_object"):
+            self._set_schema_form(options.structured_output)
+
+    def _set_schema_form(self, form: str | None) -> None:
+        self.schema_form = form
+        self.capabilities = self.capabilities.model_copy(update={"structured_output": form is not None})
 
     def identity(self) -> dict[str, Any]:
         """Provider, normalised base URL and model name."""
@@ -248,7 +280,45 @@ class OpenAIModel:
                 "or pass the right key."
             ) from exc
         except openai.APIError:
-            return  # it answered: reachable (some servers have no /models)
+            pass  # it answered: reachable (some servers have no /models)
+        await self.probe_structured_output()
+
+    async def probe_structured_output(self) -> str | None:
+        """Find, once, whether and how the server constrains answers to a JSON schema.
+
+        The probe's schema allows a single answer no free model would write; a form counts
+        only when the answer obeys it (a server that accepts and ignores ``response_format``
+        does not count). Returns the form (``json_schema``, ``json_object``) or None.
+        """
+        import openai
+
+        if self._probed:
+            return self.schema_form
+        self._probed = True
+        token = "creval-probe-7f3"
+        schema = {"type": "object", "properties": {"probe": {"type": "string", "enum": [token]}},
+                  "required": ["probe"], "additionalProperties": False}  # fmt: skip
+        for form in ("json_schema", "json_object"):
+            request = GenerateRequest.chat("Say hello.", temperature=0.0, max_tokens=24,
+                                           response_schema=schema)  # fmt: skip
+            try:
+                response = await self._client().chat.completions.create(
+                    model=self.name, messages=[_message(m) for m in request.messages],
+                    temperature=0.0, max_tokens=24,
+                    response_format=_response_format(schema, form),
+                )  # fmt: skip
+                text = response.choices[0].message.content or ""
+            except (openai.OpenAIError, IndexError):
+                continue
+            try:
+                answer = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(answer, dict) and answer.get("probe") == token:
+                self._set_schema_form(form)
+                return form
+        self._set_schema_form(None)
+        return None
 
     # -- generation ---------------------------------------------------------------------------
     async def generate(self, request: GenerateRequest) -> list[Completion]:
@@ -279,6 +349,14 @@ class OpenAIModel:
             params["stop"] = list(request.stop)
         if seed is not None:
             params["seed"] = seed
+        if request.response_schema is not None:
+            if self.schema_form is None:
+                raise ModelError(
+                    f"{self.spec}: {self.base_url} was not found to support JSON-schema answers "
+                    "(structured output); ask without response_schema or pass "
+                    "--structured-output json_schema|json_object if it does."
+                )
+            params["response_format"] = _response_format(request.response_schema, self.schema_form)
         if request.logprobs:
             # top_logprobs goes even when 0: llama-cpp-python's server returns no
             # log-probabilities at all without it, and OpenAI accepts 0.

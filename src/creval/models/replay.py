@@ -57,16 +57,21 @@ class ReplayModel:
                 self.manifest = None
         self._answers: dict[str, Completion] = {}
         records = read_records(file)
+        shaped = False
         # the last line per unit (a retried unit's earlier error lines are superseded)
         for record in latest_records(records).values():
             for call in record.calls:
+                shaped = shaped or call.get("request", {}).get("response_schema") is not None
                 messages = call.get("request", {}).get("messages", [])
                 first = int(call.get("first_sample", 0))
                 for offset, completion in enumerate(call.get("completions", [])):
                     key = _conversation_key(messages, first + offset)
                     self._answers.setdefault(key, Completion.model_validate(completion))
         has_logprobs = any(c.tokens is not None for c in self._answers.values())
-        self.capabilities = Capabilities(logprobs=has_logprobs, n=True, seed=True)
+        # a run whose instruments got constrained answers replays them as constrained, so the
+        # instruments ask (and parse) as they did
+        self.capabilities = Capabilities(logprobs=has_logprobs, n=True, seed=True,
+                                         structured_output=shaped)  # fmt: skip
 
     def identity(self) -> dict[str, Any]:
         return {"provider": "replay", "records": str(self._path.resolve())}
