@@ -182,6 +182,8 @@ class JudgeVerdict:
     usage: dict[str, RoleUsage]
     stage_usage: dict[str, RoleUsage] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+    #: Whether the judge's parsed answers were constrained to their JSON schema.
+    constrained: bool = False
 
     @property
     def n_parsed(self) -> int:
@@ -217,6 +219,7 @@ class JudgeVerdict:
             "stage_usage": {stage: u.to_dict() for stage, u in self.stage_usage.items()},
             "total_usage": self.total_usage.to_dict(),
             "details": self.details,
+            "constrained": self.constrained,
         }
 
 

@@ -38,6 +38,16 @@ threshold), None when none parsed. Token usage is counted per analyst
 (``problem_analyst``, ``solution_analyst``, ``criterion_analyst``) and per stage (``init``,
 ``discussion``, ``confidence``, ``verdict``).
 
+Answer lengths follow appendix L: the three initial analyses are asked for at most
+``init_max_words`` = 300 words, discussion turns at most ``discussion_max_words`` = 150
+(appendix D's "150 words" is the discussion prompt's ``maxwords``).
+
+With ``structured=True`` (the judge model's backend can constrain decoding) the parsed
+stages ask for JSON (:mod:`creval.judges.structured`): discussion turns, confidences and
+verdicts; the initial analyses stay free text (nothing parses them). The JSON is rendered
+back to the formats above and parsed by the same strict parsers; ``JudgeVerdict.constrained``
+records it.
+
 Compatibility: the paper's text gives *j* = 4 fragments for scoring and *k* = 5 for
 discussion; its released code retrieves 4 for discussion and 5 for confidence. The defaults
 follow the paper; ``k_discussion=4, j_confidence=5`` reproduces the code.
@@ -64,6 +74,15 @@ from creval.judges.criteria import (
     parse_stance,
 )
 from creval.judges.multiagent_roles import ANALYSTS, Analyst, analyst, parse_discussion
+from creval.judges.structured import (
+    as_text,
+    confidence_schema,
+    discussion_schema,
+    render_confidence,
+    render_discussion,
+    render_verdict,
+    verdict_schema,
+)
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.judges.vectorstore import Hit, VectorStore, make_store, split_fragments
 from creval.models.base import GenerateRequest
@@ -75,6 +94,13 @@ PROMPTS = (
     "judge_ma_problem_init", "judge_ma_solution_init", "judge_ma_criterion_init",
     "judge_ma_discussion", "judge_ma_confidence", "judge_ma_verdict",
 )  # fmt: skip
+
+
+_SHAPES: dict[str, tuple[Any, Any]] = {
+    "discussion": (discussion_schema, render_discussion),
+    "confidence": (confidence_schema, render_confidence),
+    "verdict": (lambda: verdict_schema(reasoning=True, confidence=False), render_verdict),
+}
 
 
 @dataclass
@@ -121,7 +147,7 @@ class MultiAgentJudge:
     l_verdict: int = 8
     max_rounds: int = 2
     threshold: float = 0.5
-    init_max_words: int = 150  # the paper: every answer at most 150 words
+    init_max_words: int = 300  # appendix L: initial analyses at most 300 words
     discussion_max_words: int = 150
     fragment_max_words: int = 80
     temperature: float = 1.0
@@ -132,6 +158,7 @@ class MultiAgentJudge:
     store: Literal["numpy", "chroma"] = "numpy"
     prompt_files: Mapping[str, str] = field(default_factory=dict)
     name: str = "multiagent"
+    structured: bool = False
     _templates: dict[str, str] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -155,7 +182,8 @@ class MultiAgentJudge:
         return self.embedder
 
     async def _ask(self, run: _Run, who: Analyst, stage: str, template: str,
-                   *, short: bool = False, **fields: str) -> str:  # fmt: skip
+                   *, short: bool = False, shape: str | None = None,
+                   **fields: str) -> str:  # fmt: skip
         source = self.prompt_files.get(template, f"built-in prompt {template}")
         prompt = format_prompt(self._templates[template], source, problem=run.problem,
                                solution=run.solution, role_name=who.name,
@@ -164,8 +192,12 @@ class MultiAgentJudge:
             prompt,
             temperature=self.verdict_temperature if stage == "verdict" else self.temperature,
             max_tokens=self.short_max_tokens if short else self.max_tokens,
+            response_schema=_SHAPES[shape][0]() if self.structured and shape else None,
         )
-        return await ask(self.generate, request, role=who.key, stage=stage, ledger=run.ledger)
+        text = await ask(self.generate, request, role=who.key, stage=stage, ledger=run.ledger)
+        if self.structured and shape:
+            return as_text(text, _SHAPES[shape][1])
+        return text
 
     def _store_text(self, store: VectorStore, text: str, **meta: str | int) -> None:
         fragments = split_fragments(text, max_words=self.fragment_max_words)
@@ -201,6 +233,7 @@ class MultiAgentJudge:
             usage=run.ledger.by_role(),
             stage_usage=run.ledger.by_stage(),
             details={n: o.details for n, o in by_name.items()},
+            constrained=self.structured,
         )
 
     async def _judge_criterion(self, run: _Run, store: VectorStore,
@@ -246,7 +279,7 @@ class MultiAgentJudge:
             query += " " + " ".join(questions)
         hits = store.query(query, self.k_discussion)
         text = await self._ask(
-            run, who, "discussion", "judge_ma_discussion",
+            run, who, "discussion", "judge_ma_discussion", shape="discussion",
             criterion=criterion.title, definition=criterion.definition,
             relevant_discussion=_format_hits(hits),
             questions="\n".join(f"- {q}" for q in questions) or "None",
@@ -272,6 +305,7 @@ class MultiAgentJudge:
             hits = store.query(who.confidence_query.format(criterion=criterion.title.lower()),
                                self.j_confidence)  # fmt: skip
             return await self._ask(run, who, "confidence", "judge_ma_confidence", short=True,
+                                   shape="confidence",
                                    criterion=criterion.title, definition=criterion.definition,
                                    discussion=_format_hits(hits))  # fmt: skip
 
@@ -310,6 +344,7 @@ class MultiAgentJudge:
         query = who.verdict_query.format(criterion=criterion.title.lower(), stance=stance)
         hits = store.query(query, self.l_verdict)
         text = await self._ask(run, who, "verdict", "judge_ma_verdict", short=True,
+                               shape="verdict",
                                criterion=criterion.title, definition=criterion.definition,
                                discussion=_format_hits(hits))  # fmt: skip
         verdict, error = parse_binary(text)

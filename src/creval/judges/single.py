@@ -16,6 +16,11 @@ outcomes. A criterion with no example is an error that says what to pass.
 A missing or ambiguous verdict makes that criterion None (recorded); a verdict without a
 parsable confidence keeps the verdict, with confidence None and a recorded failure.
 Usage is counted under the single role ``judge``.
+
+With ``structured=True`` (the judge model's backend can constrain decoding) each call asks
+for a JSON answer (:func:`~creval.judges.structured.verdict_schema`: reasoning first in the
+chain-of-thought modes, then the verdict and confidence), rendered back to the verdict line
+that the same strict parsers read; ``JudgeVerdict.constrained`` records it.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from creval.judges.criteria import (
     parse_binary,
     parse_confidence,
 )
+from creval.judges.structured import as_text, render_verdict, verdict_schema
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.models.base import GenerateRequest
 from creval.prompts import format_prompt
@@ -139,6 +145,7 @@ class SingleAgentJudge:
     temperature: float = 0.0
     max_tokens: int = 512
     prompt_files: Mapping[str, str] = field(default_factory=dict)
+    structured: bool = False
     _template: str = field(init=False, repr=False, default="")
 
     def __post_init__(self) -> None:
@@ -181,10 +188,15 @@ class SingleAgentJudge:
             prompt = format_prompt(self._template, source, problem=problem, solution=solution,
                                    criterion=c.title, definition=c.definition,
                                    examples=examples[c.name])  # fmt: skip
+            schema = None
+            if self.structured:
+                schema = verdict_schema(reasoning=self.mode in ("cot", "fewshot_cot"))
             request = GenerateRequest.chat(prompt, temperature=self.temperature,
-                                           max_tokens=self.max_tokens)  # fmt: skip
-            return await ask(self.generate, request, role="judge", stage=self.mode,
+                                           max_tokens=self.max_tokens,
+                                           response_schema=schema)  # fmt: skip
+            text = await ask(self.generate, request, role="judge", stage=self.mode,
                              ledger=ledger)  # fmt: skip
+            return as_text(text, render_verdict) if self.structured else text
 
         texts = await asyncio.gather(*(one(c) for c in criteria))
         verdicts: dict[str, bool | None] = {}
@@ -201,5 +213,5 @@ class SingleAgentJudge:
         return JudgeVerdict(
             judge=self.name, domain=domain, verdicts=verdicts, confidence=confidence,
             rounds={c.name: 0 for c in criteria}, parse_failures=tuple(failures),
-            usage=ledger.by_role(), stage_usage=ledger.by_stage(),
+            usage=ledger.by_role(), stage_usage=ledger.by_stage(), constrained=self.structured,
         )  # fmt: skip

@@ -8,6 +8,7 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register
 from creval.benchmarks.common import load_prompt, single_turn_unit
 from creval.benchmarks.dat.scoring import DATScorer
 from creval.benchmarks.dat.trials import add_attempts, resolve_attempts, trial_unit
+from creval.judges.structured import as_text
 from creval.models.base import GenerateRequest
 from creval.runner.engine import Unit
 from creval.runner.store import Record
@@ -49,6 +50,10 @@ class DATOptions(BenchmarkOptions):
         False, "Japanese: count a proper noun as invalid. The paper's prompt forbids them but "
         "its check (Japanese script, nouns) does not test for them.",
     )
+    constrain_answers: bool = option(
+        False, "Constrain the tested model's answer to a JSON list of --words single words "
+        "(backends with structured output only; the report says so). Default: free answers.",
+    )
 
 
 @register_benchmark
@@ -70,6 +75,7 @@ class DAT(Benchmark[DATOptions]):
             temperature=options.temperature,
             max_tokens=options.max_tokens,
             seed=options.seed,
+            response_schema=word_list_schema(options.words, options.lang) if options.constrain_answers else None,
         )
         count = min(options.trials, options.limit or options.trials)
         attempts = resolve_attempts(options.attempts, options.lang)
@@ -98,4 +104,29 @@ class DAT(Benchmark[DATOptions]):
     def _score_answers(self, records: list[Record], options: DATOptions) -> dict[str, Any]:
         scorer = DATScorer.from_options(options)
         texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
-        return scorer.score_answers(texts)
+        if not options.constrain_answers:
+            return scorer.score_answers(texts)
+        scores = scorer.score_answers([(key, as_text(t, render_word_list)) for key, t in texts])
+        scores.setdefault("notes", []).append(
+            f"Answers constrained to a JSON list of {options.words} words (--constrain-answers): "
+            "the tested model's output was shaped, unlike the paper's free answers."
+        )
+        return scores
+
+
+def word_list_schema(words: int, lang: str = "en") -> dict[str, Any]:
+    """A JSON list of exactly ``words`` single words: Latin letters and hyphens (en), kana,
+    kanji and the long-vowel mark (ja)."""
+    letters = "A-Za-z-" if lang == "en" else "\u3040-\u30ff\u4e00-\u9fff"
+    item = {"type": "string", "pattern": f"^[{letters}]{{1,24}}$"}
+    return {"type": "array", "items": item, "minItems": words, "maxItems": words}
+
+
+def render_word_list(value: Any) -> str:
+    """``["cat", "dog"]`` -> numbered lines, read by the DAT parser.
+
+    >>> print(render_word_list(["cat", "dog"]))
+    1. cat
+    2. dog
+    """
+    return "\n".join(f"{i}. {w}" for i, w in enumerate(value, start=1) if isinstance(w, str))

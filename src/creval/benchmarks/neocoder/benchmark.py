@@ -169,7 +169,16 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
         settings = ScoreSettings(detector=options.detector, judge_compat=options.judge_compat,
                                  cpu_seconds=options.cpu_seconds, float_tol=options.float_tol,
                                  empty=options.divergent_empty)
-        return score_items(self._dataset(options), items, settings)
+        scores = score_items(self._dataset(options), items, settings)
+        detections = [d for r in records if r.status == "ok" for d in r.output.get("detections") or []]
+        if detections:
+            n = sum(bool(d.get("constrained")) for d in detections)
+            scores.setdefault("notes", []).append(
+                f"Technique detection: {n} of {len(detections)} answers constrained to a JSON list "
+                "of vocabulary names (parsing stays strict)." if n else
+                "Technique detection: free text (not constrained to a JSON schema)."
+            )
+        return scores
 
     def write_artifacts(self, scores: dict[str, Any], options: NeoCoderOptions, out: Path) -> list[str]:
         if options.mode == "denial":
@@ -205,10 +214,12 @@ async def _detect(ctx: UnitContext, answer: str, *, role: str) -> dict[str, Any]
     from creval.benchmarks.neocoder.techniques import detection_request, parse_techniques
 
     code = choose_block(answer) or answer
-    (c,) = await ctx.generate(detection_request(code), role=role)
+    # the detector is an instrument: it answers in its JSON shape when its backend can
+    constrained = ctx.capabilities(role).structured_output
+    (c,) = await ctx.generate(detection_request(code, constrained=constrained), role=role)
     parsed = parse_techniques(c.text)
     return {"techniques": list(parsed.techniques) if parsed.ok else None, "raw": c.text,
-            "unknown": list(parsed.unknown)}
+            "unknown": list(parsed.unknown), "constrained": constrained}
 
 
 def _feedback(dataset: NeoCoderDataset, problem_id: str) -> Any:

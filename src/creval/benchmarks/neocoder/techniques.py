@@ -39,7 +39,7 @@ from creval.models.base import GenerateRequest
 __all__ = [
     "ALGORITHMS", "CONTROL_FLOWS", "DATA_STRUCTURES", "NONE_ANSWER", "SYNONYMS",
     "TechniqueParse", "VOCABULARY", "agreement", "agreement_table", "canonical_technique",
-    "detection_request", "parse_techniques",
+    "detection_request", "detection_schema", "parse_techniques",
 ]  # fmt: skip
 
 CONTROL_FLOWS: tuple[str, ...] = (
@@ -192,19 +192,33 @@ def parse_techniques(
     return TechniqueParse(techniques, unknown, True, text)
 
 
+def detection_schema(vocabulary: Sequence[str] = VOCABULARY) -> dict[str, Any]:
+    """The detector's answer shape: a JSON list of one to ten vocabulary names.
+
+    Its text (``["for loop", "set"]``) is what :func:`parse_techniques` reads, unchanged.
+
+    >>> parse_techniques('["for loop", "hashmap"]').techniques
+    ['for loop', 'hashmap']
+    """
+    return {"type": "array", "items": {"type": "string", "enum": list(vocabulary)},
+            "minItems": 1, "maxItems": 10}  # fmt: skip
+
+
 def detection_request(
     code: str,
     *,
     template: str | None = None,
     vocabulary: Sequence[str] = VOCABULARY,
     max_tokens: int = 256,
+    constrained: bool = False,
 ) -> GenerateRequest:
     """The context-free request asking a model which techniques ``code`` uses.
 
     The system message is the detection prompt (``template``, default
     ``creval/data/prompts/neocoder_detect.txt``, whose one placeholder ``{vocabulary}`` is
     filled with the names one per line); the user message is the code alone. Greedy
-    decoding (temperature 0) so that detection is repeatable.
+    decoding (temperature 0) so that detection is repeatable. ``constrained`` asks for the
+    answer's shape (:func:`detection_schema`), for backends that can constrain decoding.
 
     >>> r = detection_request("print(1)")
     >>> r.temperature, [m.role for m in r.messages], r.messages[1].text()
@@ -220,7 +234,9 @@ def detection_request(
     text = template if template is not None else load_prompt("neocoder_detect")
     listing = "\n".join(f"- {name}" for name in vocabulary)
     system = format_prompt(text, source, vocabulary=listing).strip()
-    return GenerateRequest.chat(code, system=system, temperature=0.0, max_tokens=max_tokens)
+    schema = detection_schema(vocabulary) if constrained else None
+    return GenerateRequest.chat(code, system=system, temperature=0.0, max_tokens=max_tokens,
+                                response_schema=schema)  # fmt: skip
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:

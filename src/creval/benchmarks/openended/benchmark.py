@@ -21,7 +21,7 @@ from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
 #: The built-in judges (more can be registered: creval.judges.registry).
-JUDGES = ("multiagent", "chateval", "oneshot", "cot", "fewshot")
+JUDGES = ("multiagent", "chateval", "oneshot", "cot", "fewshot", "fewshot_cot")
 
 
 def parse_judges(text: str) -> list[str]:
@@ -74,6 +74,18 @@ class OpenEndedOptions(BenchmarkOptions):
         "multiagent", f"Comma-separated judges of the final solution ({', '.join(JUDGES)}) or 'none'."
     )
     judge_embedder: str = option("minilm", "Embedder of the multi-agent judge's fragment store.")
+    judge_threshold: float = option(
+        0.5, "Multi-agent judge: mean analyst confidence that ends a criterion's discussion (T).",
+        ge=0.0, le=1.0,
+    )
+    judge_k: int = option(5, "Multi-agent judge: fragments retrieved per discussion turn (k).", ge=1)
+    judge_j: int = option(4, "Multi-agent judge: fragments retrieved per confidence score (j).", ge=1)
+    judge_l: int = option(8, "Multi-agent judge: fragments retrieved for the verdict (l).", ge=1)
+    judge_rounds: int = option(2, "Multi-agent judge: maximum discussion rounds per criterion.", ge=1)
+    structured_judges: bool = option(
+        True, "Ask the judges for their answer's JSON shape when the judge model's backend can "
+        "constrain decoding (parsing stays strict; recorded per verdict).",
+    )
     prompt_file: str | None = option(None, "Your own step prompt ({steps}, {step}, {max_steps} and the problem fields).")
     entailment: str = option(
         "auto", "Entailment for clustering: hf:MODEL, llm (the judge model is not called at "
@@ -162,15 +174,36 @@ class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
         async def judge_model(request: GenerateRequest) -> list[Completion]:
             return await ctx.generate(request, role="judge")
 
+        structured = options.structured_judges and ctx.capabilities("judge").structured_output
         return await judge_solution(
             judges, judge_model, problem=problem.judge_text(), solution=solution,
             domain=self.domain, embedder=options.judge_embedder, max_tokens=options.judge_max_tokens,
+            structured=structured, threshold=options.judge_threshold, k_discussion=options.judge_k,
+            j_confidence=options.judge_j, l_verdict=options.judge_l, max_rounds=options.judge_rounds,
         )
 
     def score(self, records: list[Record], options: OpenEndedOptions) -> dict[str, Any]:
         from creval.benchmarks.openended.scoring import score_openended
 
-        return score_openended(records, options, domain=self.domain)
+        scores = score_openended(records, options, domain=self.domain)
+        scores.setdefault("notes", []).append(constrained_judges_note(records))
+        return scores
+
+
+def constrained_judges_note(records: list[Record]) -> str:
+    """A notes line: how many judge verdicts were constrained to their JSON schemas.
+
+    >>> r = Record(key="a", status="ok", output={"verdicts": {"multiagent": {"constrained": True}}})
+    >>> constrained_judges_note([r])
+    'Judge answers: constrained to JSON schemas in 1 of 1 verdicts (parsing stays strict).'
+    """
+    verdicts = [v for r in records if r.status == "ok"
+                for v in (r.output.get("verdicts") or {}).values()]  # fmt: skip
+    n = sum(bool(v.get("constrained")) for v in verdicts)
+    if n == 0:
+        return "Judge answers: free text (not constrained to a JSON schema)."
+    return (f"Judge answers: constrained to JSON schemas in {n} of {len(verdicts)} verdicts "
+            "(parsing stays strict).")
 
 
 def logprob_label(output: dict[str, Any], caps: Capabilities,

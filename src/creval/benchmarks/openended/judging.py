@@ -17,12 +17,13 @@ from creval.judges.usage import GenerateFn
 
 async def judge_solution(
     names: list[str], generate: GenerateFn, *, problem: str, solution: str, domain: str,
-    embedder: str, max_tokens: int,
+    embedder: str, max_tokens: int, **settings: Any,
 ) -> dict[str, Any]:
-    """Every judge's verdict on one solution, as plain data (judge name -> verdict dict)."""
+    """Every judge's verdict on one solution, as plain data (judge name -> verdict dict);
+    ``settings`` go to the judge factories that take them (:func:`get_judge`)."""
     out: dict[str, Any] = {}
     for name in names:
-        judge = get_judge(name, generate, embedder=embedder, max_tokens=max_tokens)
+        judge = get_judge(name, generate, embedder=embedder, max_tokens=max_tokens, **settings)
         verdict: JudgeVerdict = await judge.evaluate(problem, solution, domain=domain)
         out[name] = verdict.to_dict()
     return out

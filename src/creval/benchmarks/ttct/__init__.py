@@ -4,6 +4,11 @@ Each question is answered ``--answers`` times (default 5, temperature 1.0); each
 rated by a judge model on fluency, flexibility, originality and elaboration. Aggregation is
 the upstream scorer's: per criterion, the mean over questions for each answer index, then
 the mean and standard deviation across answer indices.
+
+The judge is an instrument: when its backend can constrain decoding it is asked for a JSON
+object with one integer 1-5 per criterion (``--no-structured-judge`` turns this off), which
+is rendered back to ``Label: n`` lines for the same strict parser; each unit records
+``judge_constrained`` and the notes count them.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register
 from creval.benchmarks.common import format_prompt, load_prompt
 from creval.benchmarks.ttct.questions import Question, balanced, load_questions
 from creval.benchmarks.ttct.scoring import score_rubric_records
+from creval.judges.structured import as_text, render_rubric, rubric_schema
 from creval.models.base import GenerateRequest
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
@@ -30,6 +36,10 @@ class RubricOptions(BenchmarkOptions):
         None, "Your own rubric prompt with {question} and {answer} placeholders."
     )
     judge_max_tokens: int = option(64, "Maximum tokens of a judgement.", ge=1)
+    structured_judge: bool = option(
+        True, "Ask the judge for a JSON object of the four scores when its backend can constrain "
+        "decoding (parsing stays strict; recorded per unit).",
+    )
     parser: Literal["strict", "upstream"] = option(
         "strict",
         "strict: each criterion once, 1..5, else a recorded parse failure; upstream: the JCQ "
@@ -70,17 +80,28 @@ class RubricBenchmark(Benchmark[RubricOptions]):
 
         async def run(ctx: UnitContext) -> dict[str, Any]:
             answers = [c.text for c in await ctx.generate(ask)]
+            constrained = options.structured_judge and ctx.capabilities("judge").structured_output
+            schema = rubric_schema(self.labels) if constrained else None
             judgements = []
             for answer in answers:
                 prompt = format_prompt(template, source, question=q.question, answer=answer)
                 judge = GenerateRequest.chat(
-                    prompt, temperature=0.0, max_tokens=options.judge_max_tokens, seed=0
+                    prompt, temperature=0.0, max_tokens=options.judge_max_tokens, seed=0,
+                    response_schema=schema,
                 )
                 (verdict,) = await ctx.generate(judge, role="judge")
-                judgements.append(verdict.text)
-            return {"answers": answers, "judgements": judgements}
+                judgements.append(as_text(verdict.text, render_rubric) if constrained else verdict.text)
+            return {"answers": answers, "judgements": judgements, "judge_constrained": constrained}
 
         return Unit(key=f"q-{q.id}", run=run, meta={"question_id": q.id, "task": q.task})
+
+    @property
+    def labels(self) -> list[str]:
+        """The criterion labels the judge prompt asks for (the JSON object's keys)."""
+        from creval.judges.rubric import TTCT_CRITERIA_EN, TTCT_CRITERIA_JA
+
+        criteria = TTCT_CRITERIA_JA if self.lang == "ja" else TTCT_CRITERIA_EN
+        return [c.labels[0].capitalize() for c in criteria]
 
     def score(self, records: list[Record], options: RubricOptions) -> dict[str, Any]:
         return score_rubric_records(records, lang=self.lang, parser=options.parser)

@@ -42,6 +42,16 @@ def judgement_rows(
     return rows, failures
 
 
+def constrained_note(records: list[Record], key: str, what: str) -> str:
+    """A notes line saying how many units' instrument answers were constrained to a schema."""
+    ok = [r for r in records if r.status == "ok"]
+    n = sum(bool(r.output.get(key)) for r in ok)
+    if n == 0:
+        return f"{what}: free text (not constrained to a JSON schema)."
+    return (f"{what}: constrained to a JSON schema in {n} of {len(ok)} units (the judge's "
+            "backend enforced it; parsing stays strict).")
+
+
 def score_rubric_records(records: list[Record], *, lang: str, parser: str) -> dict[str, Any]:
     """Headline criterion means, per task x criterion table, and parse failures."""
     from creval.metrics.rubric_agg import aggregate_rubric
@@ -53,6 +63,7 @@ def score_rubric_records(records: list[Record], *, lang: str, parser: str) -> di
         "deviation across answer indices (as the upstream JCQ scorer).",
         f"Judgements parsed: {len(rows)} of {total}; unparsed ones are recorded with their raw "
         f"text, never guessed ({parser} parser).",
+        constrained_note(records, "judge_constrained", "Judge answers"),
     ]
     if not rows:
         return {

@@ -1,0 +1,124 @@
+"""Answer shapes for instruments: JSON schemas built from what the strict parsers accept.
+
+A judge whose backend can constrain decoding (``Capabilities.structured_output``) sends the
+schema with its request (``GenerateRequest.response_schema``), so even a small model writes
+an answer of the right shape. Strict parsing stays: the constrained JSON is rendered back
+into the text format the judge's parser reads (:func:`as_text`), and that parser decides, as
+it does for a free answer. JSON that does not decode (an answer cut at ``max_tokens``) is
+passed on unchanged and fails to parse like any other malformed answer: nothing is coerced.
+
+>>> raw = '{"Fluency": 4, "Flexibility": 3, "Originality": 2, "Elaboration": 5}'
+>>> print(as_text(raw, render_rubric))
+Fluency: 4
+Flexibility: 3
+Originality: 2
+Elaboration: 5
+>>> as_text('{"verdict": "YES", "confidence": "0.8"}', render_verdict)
+'Verdict: [[YES]] [[0.8]]'
+>>> as_text('{"verdict": "YES", "conf', render_verdict)  # cut off: left to the strict parser
+'{"verdict": "YES", "conf'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = [
+    "CONFIDENCES", "as_text", "confidence_schema", "discussion_schema", "render_confidence",
+    "render_discussion", "render_rubric", "render_verdict", "rubric_schema", "verdict_schema",
+]  # fmt: skip
+
+#: Confidence values a constrained answer may give (one decimal, as the prompts ask).
+CONFIDENCES: tuple[str, ...] = tuple(f"{i / 10:.1f}" for i in range(11))
+#: Upper bound on free-text fields, so a small model cannot ramble into ``max_tokens``.
+REASON_CHARS = 400
+
+
+def _text(max_length: int = REASON_CHARS) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_length}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}  # fmt: skip
+
+
+def as_text(raw: str, render: Callable[[Any], str]) -> str:
+    """``raw`` decoded as JSON and rendered by ``render`` into the parser's text format;
+    ``raw`` unchanged when it is not JSON, or not JSON of the shape ``render`` reads."""
+    try:
+        value = json.loads(raw)
+        return render(value)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return raw
+
+
+# -- rubric (TTCT / JCQ): "Label: n" lines, read by judges.rubric.parse_rubric ----------------
+def rubric_schema(labels: Sequence[str], *, low: int = 1, high: int = 5) -> dict[str, Any]:
+    """One integer in ``low..high`` per label, in order.
+
+    >>> rubric_schema(["Fluency"])["properties"]["Fluency"]["enum"]
+    [1, 2, 3, 4, 5]
+    """
+    return _object({label: {"type": "integer", "enum": list(range(low, high + 1))}
+                    for label in labels})  # fmt: skip
+
+
+def render_rubric(value: Any) -> str:
+    """``{"Fluency": 4, ...}`` -> ``Fluency: 4`` lines (the values as they came)."""
+    return "\n".join(f"{label}: {json.dumps(v, ensure_ascii=False)}" for label, v in value.items())
+
+
+# -- binary verdict with optional reasoning and confidence (single-agent, multi-agent verdict) --
+def verdict_schema(*, reasoning: bool = False, confidence: bool = True) -> dict[str, Any]:
+    """``reasoning`` (first, when asked), ``verdict`` YES/NO and ``confidence`` 0.0..1.0."""
+    properties: dict[str, Any] = {}
+    if reasoning:
+        properties["reasoning"] = _text()
+    properties["verdict"] = {"type": "string", "enum": ["YES", "NO"]}
+    if confidence:
+        properties["confidence"] = {"type": "string", "enum": list(CONFIDENCES)}
+    return _object(properties)
+
+
+def render_verdict(value: Any) -> str:
+    """-> ``[reasoning] Verdict: [[YES]] [[0.8]]``, read by ``parse_binary``/``parse_confidence``."""
+    parts = [str(value["reasoning"]).strip()] if value.get("reasoning") else []
+    line = f"Verdict: [[{value['verdict']}]]"
+    if "confidence" in value:
+        line += f" [[{value['confidence']}]]"
+    return " ".join([*parts, line])
+
+
+# -- multi-agent confidence: "explanation [[0.6]] ([NO])" ---------------------------------------
+def confidence_schema() -> dict[str, Any]:
+    """A short explanation, a confidence 0.0..1.0 and a YES/NO stance."""
+    return _object({"explanation": _text(200),
+                    "confidence": {"type": "string", "enum": list(CONFIDENCES)},
+                    "stance": {"type": "string", "enum": ["YES", "NO"]}})  # fmt: skip
+
+
+def render_confidence(value: Any) -> str:
+    return f"{str(value['explanation']).strip()} [[{value['confidence']}]] ([{value['stance']}])"
+
+
+# -- multi-agent discussion turn: [[ANSWERS]] / [[OPINION]] / [[QUESTIONS]] ---------------------
+def discussion_schema() -> dict[str, Any]:
+    """Answers, a non-empty opinion, and up to three questions addressed to an analyst."""
+    question = _object({"to": {"type": "string", "enum": ["problem", "solution", "criterion"]},
+                        "question": _text(200)})  # fmt: skip
+    return _object({
+        "answers": _text(),
+        "opinion": {"type": "string", "minLength": 1, "maxLength": 600},
+        "questions": {"type": "array", "items": question, "maxItems": 3},
+    })  # fmt: skip
+
+
+def render_discussion(value: Any) -> str:
+    """-> the three labelled parts ``parse_discussion`` reads."""
+    questions = "\n".join(f"To {q['to']} analyst: {q['question']}" for q in value["questions"])
+    return (f"[[ANSWERS]] {str(value['answers']).strip() or 'None'}\n"
+            f"[[OPINION]] {str(value['opinion']).strip()}\n"
+            f"[[QUESTIONS]] {questions or 'None'}")  # fmt: skip
