@@ -234,3 +234,35 @@ def test_evaluator_prompts_are_replaceable(tmp_path: Path) -> None:
     bad.write_text("{nope}")
     with pytest.raises(CrevalError, match="placeholder"):
         asyncio.run(DaesoJudge(model, prompt_file=str(bad), mode="zeroshot").evaluate(sample, "x"))
+
+
+def test_constrained_evaluators_ask_for_json_and_parse_it_strictly(tmp_path: Path) -> None:
+    (sample,) = load_samples(write(tmp_path, SAMPLE))
+    schemas: list[Any] = []
+
+    class JsonJudge(Script):
+        async def __call__(self, request: GenerateRequest) -> list[Completion]:
+            schemas.append(request.response_schema)
+            return await super().__call__(request)
+
+    def e1_reply(prompt: str) -> str:
+        if "Write three short sections" in prompt:
+            return "Mapping: food is rent"
+        if "landlord" in prompt:
+            return '{"reasoning": "Cut off at max_tok'  # JSON cut short: a parse failure
+        word = "loan shark" in prompt.split("Candidate (R_t):")[1]
+        return json.dumps({"reasoning": "Same leap." if word else "Literal.",
+                           "verdict": "DAESO" if word else "NOT DAESO"})
+
+    e1 = JsonJudge(e1_reply)
+    e2 = JsonJudge(lambda p: '{"answer": "NO"}')
+    result = asyncio.run(play_game(sample, GameSettings(max_rounds=5), TEMPLATES,
+                                   tested=player(["pet", "landlord", "loan shark"]), e1=e1, e2=e2,
+                                   structured=True))
+    assert result["solved_round"] == 3 and result["evaluators_constrained"] is True
+    assert [r["verdict"] for r in result["rounds"]] == ["NOT DAESO", None, "DAESO"]
+    assert result["e1_parse_failures"] == 1 and result["rounds"][0]["answer"] == "NO"
+    # the analysis is free text; the verdicts and the answers carry their JSON schema
+    kinds = [None if s is None else sorted(s["properties"]) for s in schemas]
+    assert kinds.count(None) == 1 and kinds.count(["reasoning", "verdict"]) == 3
+    assert kinds.count(["answer"]) == 2

@@ -108,7 +108,11 @@ def test_e1_validation_against_the_starter_labels(tmp_path: Path) -> None:
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
-    h = json.loads((tmp_path / "e1" / "scores.json").read_text())["headline"]
+    scores = json.loads((tmp_path / "e1" / "scores.json").read_text())
+    h = scores["headline"]
+    assert scores["sections"][0]["rows"] == [
+        {"label": "DAESO", "DAESO": 1, "NOT DAESO": 9, "unparsable": 0},
+        {"label": "NOT DAESO", "DAESO": 0, "NOT DAESO": 10, "unparsable": 0}]
     # The scripted E1 says DAESO only for fills with "shark". Our 20 labelled pairs are 10 DAESO
     # (one of them "loan shark") and 10 not: right on 10 + 1, accuracy 0.55. Kappa: p_o = 0.55,
     # labels 10/20 DAESO, verdicts 1/20, p_e = 0.5 * 0.05 + 0.5 * 0.95 = 0.5, kappa = 0.05 / 0.5.

@@ -98,8 +98,10 @@ class LoTbench(Benchmark[LoTbenchOptions]):
                             return {"sample_id": sample.id, "skipped": "image sample, and the "
                                     "tested model is text-only"}
                         image_url = image_data_url(sample.image)
-                    return await play_game(sample, settings, templates, tested=tested, e1=judge,
-                                           e2=judge, image_url=image_url)
+                    return await play_game(
+                        sample, settings, templates, tested=tested, e1=judge, e2=judge,
+                        image_url=image_url,
+                        structured=ctx.capabilities("judge").structured_output)
 
                 meta = {"sample_id": sample.id, "repeat": repeat}
                 units.append(Unit(key=f"lotbench-{sample.id}-r{repeat}", run=run, meta=meta))

@@ -90,9 +90,11 @@ class LoTbenchE1(Benchmark[E1Options]):
 
                 judge = DaesoJudge(model, mode=options.e1_mode, prompt_file=options.e1_prompt_file,
                                    chain_prompt_file=options.e1_chain_prompt_file,
-                                   max_tokens=options.max_tokens)
+                                   max_tokens=options.max_tokens,
+                                   structured=ctx.capabilities("target").structured_output)
                 verdict = await judge.evaluate(sample, fill)
                 return {"daeso": verdict.daeso, "raw": verdict.raw, "error": verdict.error,
+                        "constrained": judge.structured,
                         "analysis": judge.analyses.get(sample.id), "usage": usage_dict(judge.ledger)}
 
             meta = {"id": str(label.id), "sample_id": sample.id, "fill": label.fill, "label": label.daeso}
@@ -115,9 +117,23 @@ class LoTbenchE1(Benchmark[E1Options]):
             "headline": {"accuracy": right / len(ok) if ok else None, "kappa": kappa,
                          "pairs": len(ok), "parse_failures": len(ok) - len(parsed),
                          "majority_baseline": majority},
+            "sections": [{"title": "Verdicts against the labels", "rows": _confusion(ok)}],
             "table": [{"key": r.key, "sample": r.unit["sample_id"], "fill": r.unit["fill"],
                        "label": r.unit["label"], "verdict": r.output.get("daeso")} for r in ok],
             "notes": [f"E1 setting: {options.e1_mode}. Accuracy counts unparsable verdicts as "
                       "wrong; kappa is over parsed verdicts; majority_baseline always answers "
                       "the more frequent label."],
         }
+
+
+def _confusion(records: list[Record]) -> list[dict[str, Any]]:
+    """One row per label: how many pairs E1 judged DAESO, NOT DAESO, or unparsably."""
+    names = {True: "DAESO", False: "NOT DAESO", None: "unparsable"}
+    rows = []
+    for label in (True, False):
+        row: dict[str, Any] = {"label": names[label]}
+        for verdict in (True, False, None):
+            row[names[verdict]] = sum(
+                r.unit["label"] is label and r.output.get("daeso") is verdict for r in records)
+        rows.append(row)
+    return rows

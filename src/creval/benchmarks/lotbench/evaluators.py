@@ -13,7 +13,11 @@
 Both parse strictly: a verdict is one ``Verdict: DAESO`` / ``Verdict: NOT DAESO`` line (all
 such lines must agree), an answer one ``Answer: YES|NO|IRRELEVANT`` line. Anything else is a
 parse failure recorded with the raw text; the game treats it as "not DAESO" / "no answer".
-Prompts are ours and replaceable from a file.
+Prompts are ours and replaceable from a file. With ``structured=True`` (the judge's backend
+can constrain decoding) the verdict and the answer are asked for as JSON of that shape
+(:func:`daeso_schema`, :func:`answer_schema`) and read from their fields only
+(:func:`parse_constrained_verdict`, :func:`parse_constrained_answer`); JSON that does not
+decode is a parse failure.
 
 >>> parse_verdict("The mapping holds.\\nVerdict: DAESO").daeso
 True
@@ -25,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -85,6 +90,52 @@ def parse_answer(raw: str) -> Answer:
     return Answer(found.pop(), raw)
 
 
+def daeso_schema() -> dict[str, Any]:
+    """E1's constrained answer: a short reasoning, then the verdict."""
+    return {"type": "object", "additionalProperties": False, "required": ["reasoning", "verdict"],
+            "properties": {"reasoning": {"type": "string", "maxLength": 400},
+                           "verdict": {"type": "string", "enum": ["DAESO", "NOT DAESO"]}}}
+
+
+def answer_schema() -> dict[str, Any]:
+    """E2's constrained answer."""
+    return {"type": "object", "additionalProperties": False, "required": ["answer"],
+            "properties": {"answer": {"type": "string", "enum": ["YES", "NO", "IRRELEVANT"]}}}
+
+
+_CUT = "not the JSON answer asked for (cut short?)"
+
+
+def _json_field(raw: str, key: str, allowed: tuple[str, ...]) -> str | None:
+    try:
+        value = json.loads(raw)[key]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return value if value in allowed else None
+
+
+def parse_constrained_verdict(raw: str) -> Verdict:
+    """E1's constrained (JSON) verdict, read from its ``verdict`` field only: a verdict line
+    inside the free ``reasoning`` cannot contradict it. JSON that does not decode or lacks
+    the field (an answer cut at ``max_tokens``) is a parse failure with the raw text.
+
+    >>> parse_constrained_verdict('{"reasoning": "Verdict: DAESO?", "verdict": "NOT DAESO"}').daeso
+    False
+    """
+    value = _json_field(raw, "verdict", ("DAESO", "NOT DAESO"))
+    return Verdict(None, raw, _CUT) if value is None else Verdict(value == "DAESO", raw)
+
+
+def parse_constrained_answer(raw: str) -> Answer:
+    """E2's constrained (JSON) answer, from its ``answer`` field.
+
+    >>> parse_constrained_answer('{"answer": "Y').error
+    'not the JSON answer asked for (cut short?)'
+    """
+    value = _json_field(raw, "answer", ("YES", "NO", "IRRELEVANT"))
+    return Answer(None, raw, _CUT) if value is None else Answer(value, raw)
+
+
 def _fields(sample: Sample) -> dict[str, str]:
     return {"input": sample.input or "(the image)", "caption": sample.caption,
             "response": sample.response, "key": sample.key, "masked": sample.masked,
@@ -100,11 +151,13 @@ class DaesoJudge:
     prompt_file: str | None = None
     chain_prompt_file: str | None = None
     max_tokens: int = 256
+    structured: bool = False
     ledger: UsageLedger = field(default_factory=UsageLedger)
     analyses: dict[str, str] = field(default_factory=dict)
 
-    def _request(self, text: str) -> GenerateRequest:
-        return GenerateRequest.chat(text, temperature=0.0, max_tokens=self.max_tokens, seed=0)
+    def _request(self, text: str, schema: dict[str, Any] | None = None) -> GenerateRequest:
+        return GenerateRequest.chat(text, temperature=0.0, max_tokens=self.max_tokens, seed=0,
+                                    response_schema=schema)
 
     async def analysis(self, sample: Sample) -> str:
         """The causal chains of C and R and the creative mapping (causal mode only)."""
@@ -123,9 +176,10 @@ class DaesoJudge:
         if self.mode == "causal":
             fields["analysis"] = await self.analysis(sample)
         text = format_prompt(template, self.prompt_file or name, **fields)
-        raw = await ask(self.generate, self._request(text), role="e1", stage="verdict",
+        schema = daeso_schema() if self.structured else None
+        raw = await ask(self.generate, self._request(text, schema), role="e1", stage="verdict",
                         ledger=self.ledger)
-        return parse_verdict(raw)
+        return parse_constrained_verdict(raw) if self.structured else parse_verdict(raw)
 
 
 @dataclass
@@ -135,15 +189,18 @@ class AnswerJudge:
     generate: GenerateFn
     prompt_file: str | None = None
     max_tokens: int = 64
+    structured: bool = False
     ledger: UsageLedger = field(default_factory=UsageLedger)
 
     async def evaluate(self, sample: Sample, question: str) -> Answer:
         template = load_prompt(E2_PROMPT, self.prompt_file)
         text = format_prompt(template, self.prompt_file or E2_PROMPT, question=question,
                              **_fields(sample))
-        request = GenerateRequest.chat(text, temperature=0.0, max_tokens=self.max_tokens, seed=0)
+        request = GenerateRequest.chat(
+            text, temperature=0.0, max_tokens=self.max_tokens, seed=0,
+            response_schema=answer_schema() if self.structured else None)
         raw = await ask(self.generate, request, role="e2", stage="answer", ledger=self.ledger)
-        return parse_answer(raw)
+        return parse_constrained_answer(raw) if self.structured else parse_answer(raw)
 
 
 def usage_dict(ledger: UsageLedger) -> dict[str, Any]:

@@ -120,18 +120,20 @@ class _Counter:
 async def play_game(
     sample: Sample, settings: GameSettings, templates: Templates, *,
     tested: GenerateFn, e1: GenerateFn, e2: GenerateFn, image_url: str | None = None,
+    structured: bool = False,
 ) -> dict[str, Any]:
     """Play one game; returns its full transcript, the round solved (or None) and usage.
 
     ``image_url`` is shown to the player with every prompt; E1 and E2 read the caption C.
+    ``structured``: the evaluators' backend constrains decoding, so they ask for JSON.
     """
     counters = {"tested": _Counter(tested, "tested"), "e1": _Counter(e1, "e1"),
                 "e2": _Counter(e2, "e2")}
     judge1 = DaesoJudge(counters["e1"], mode=settings.e1_mode, prompt_file=settings.e1_prompt_file,
                         chain_prompt_file=settings.e1_chain_prompt_file,
-                        max_tokens=settings.judge_max_tokens)
+                        max_tokens=settings.judge_max_tokens, structured=structured)
     judge2 = AnswerJudge(counters["e2"], prompt_file=settings.e2_prompt_file,
-                         max_tokens=min(settings.judge_max_tokens, 128))
+                         max_tokens=min(settings.judge_max_tokens, 128), structured=structured)
     fields = {"input": sample.input or "(the image)", "caption": sample.caption,
               "masked": sample.masked}
     rounds: list[dict[str, Any]] = []
@@ -173,7 +175,8 @@ async def play_game(
         rounds.append(entry)
     return {
         "sample_id": sample.id, "solved_round": solved, "rounds": rounds,
-        "e1_mode": settings.e1_mode, "analysis": judge1.analyses.get(sample.id),
+        "e1_mode": settings.e1_mode, "evaluators_constrained": structured,
+        "analysis": judge1.analyses.get(sample.id),
         "usage": _totals(rounds),
         "e1_parse_failures": sum(1 for r in rounds if r.get("e1_error")),
         "e1_verdicts": sum(1 for r in rounds if "e1_raw" in r),
