@@ -261,3 +261,46 @@ def test_chinese_and_japanese_questions_are_asked_in_their_language() -> None:
         assert len(asked) == 2 and all(label in a and word in a for a in asked)
         assert '"Answer: <letter>"' in asked[0] and "Ranking: <letter> > " in asked[1]
         assert out["questions"][0]["raw"] == "Answer: A"
+
+
+def test_constrained_answers_carry_a_schema_and_are_scored_strictly() -> None:
+    import asyncio
+
+    from creval.benchmarks.base import get_benchmark
+    from creval.benchmarks.oogiri.protocol import Settings, run_prompt
+    from creval.models.base import Completion, GenerateRequest
+
+    sent: list[GenerateRequest] = []
+
+    async def model(request: GenerateRequest) -> list[Completion]:
+        sent.append(request)
+        schema = request.response_schema or {}
+        if "ranking" in schema.get("properties", {}):
+            return [Completion(text='{"ranking": ["A", "B", "C", "D", "E"]}')]
+        n = schema["properties"]["answer"]["minItems"] if schema else 1
+        return [Completion(text='{"answer": ["A"]}' if n == 1 else '{"answer": ["A", "A"]}')]
+
+    bench = get_benchmark("oogiri")
+    templates = bench._templates(bench.parse_options({}))  # type: ignore[attr-defined]
+    settings = Settings(lang="en", questions=("2T1", "5T2", "rank"), seed=0, temperature=0.0,
+                        max_tokens=8, rewriter_max_tokens=8, images_dir=None, constrain=True)
+    out = asyncio.run(run_prompt(PROMPT, "It overslept.", settings, templates, model, model,
+                                 target_images=False, rewriter_images=False, target_structured=True))
+    assert out["constrained"] is True
+    assert [r.response_schema["properties"][k]["maxItems"]  # type: ignore[index]
+            for r, k in zip(sent, ("answer", "answer", "ranking"), strict=True)] == [1, 2, 5]
+    rec = Record(key="p1", status="ok", unit={"id": "p1", "type": "T2T"}, output=out)
+    scores = score_oogiri([rec], relevance="grade", loaded={"source": "t"}, constrain_requested=True)
+    h = scores["headline"]
+    # 2T1: "A" is right iff the human joke was shown as A; 5T2: "A, A" is not two letters
+    assert h["acc_2T1"] == (1.0 if out["questions"][0]["correct"] == ["A"] else 0.0)
+    assert h["acc_5T2"] == 0.0 and h["unparsed"] == 1 and h["ndcg"] is not None
+    assert any("constrained to JSON letters" in n for n in scores["notes"])
+    # a backend that cannot constrain decoding answers freely, and the report says so
+    sent.clear()
+    free = asyncio.run(run_prompt(PROMPT, "It overslept.", settings, templates, model, model,
+                                  target_images=False, rewriter_images=False, target_structured=False))
+    assert free["constrained"] is False and all(r.response_schema is None for r in sent)
+    rec = Record(key="p1", status="ok", unit={"id": "p1", "type": "T2T"}, output=free)
+    notes = score_oogiri([rec], relevance="grade", loaded={"source": "t"}, constrain_requested=True)["notes"]
+    assert any("answered freely" in n for n in notes)

@@ -41,6 +41,10 @@ class OogiriOptions(BenchmarkOptions):
     temperature: float = option(0.0, "Sampling temperature of the answers.", ge=0.0)
     max_tokens: int = option(24, "Maximum tokens of an answer.", ge=1)
     rewriter_max_tokens: int = option(64, "Maximum tokens of a rewriter answer.", ge=1)
+    constrain_answers: bool = option(
+        False, "Constrain the tested model's answers to JSON letters (backends with structured "
+        "output only; the report says how many were). Default: free answers, as in the paper.",
+    )
     choice_prompt_file: str | None = option(None, "Your own choice prompt ({prompt}, {options}, {m}, {n}, {is_are}, {s}, {example}).")
     rank_prompt_file: str | None = option(None, "Your own ranking prompt ({prompt}, {options}, {example}).")
     relevance: Literal["grade", "likes"] = option(
@@ -100,6 +104,7 @@ class Oogiri(Benchmark[OogiriOptions]):
             lang=options.lang, questions=_kinds(options.questions, QUESTION_KINDS, "--questions"),
             seed=options.seed, temperature=options.temperature, max_tokens=options.max_tokens,
             rewriter_max_tokens=options.rewriter_max_tokens, images_dir=images,
+            constrain=options.constrain_answers,
         )
         prompts = loaded.prompts[: options.limit] if options.limit else loaded.prompts
         units = []
@@ -117,6 +122,7 @@ class Oogiri(Benchmark[OogiriOptions]):
                     prompt, unrelated, settings, templates, target, rewriter,
                     target_images=ctx.capabilities("target").images,
                     rewriter_images=ctx.capabilities("judge").images,
+                    target_structured=ctx.capabilities("target").structured_output,
                 )
 
             meta = {"id": prompt.id, "type": prompt.type, "lang": options.lang}
@@ -128,7 +134,8 @@ class Oogiri(Benchmark[OogiriOptions]):
 
         loaded = self._load(options)
         info = {"source": loaded.source, "excluded": loaded.excluded, "split": loaded.split}
-        return score_oogiri(records, relevance=options.relevance, loaded=info)
+        return score_oogiri(records, relevance=options.relevance, loaded=info,
+                            constrain_requested=options.constrain_answers)
 
     def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
         split = scores.get("split")

@@ -17,6 +17,7 @@ from creval.benchmarks.common import format_prompt
 from creval.benchmarks.oogiri.data import Prompt, find_image, image_data_url
 from creval.benchmarks.oogiri.questions import (
     CHOICE_TYPES,
+    answer_schema,
     build_choice,
     build_ranking,
     format_options,
@@ -44,6 +45,7 @@ class Settings:
     max_tokens: int
     rewriter_max_tokens: int
     images_dir: Path | None
+    constrain: bool = False  # ask for the answer's JSON shape (when the backend can)
 
 
 #: lang -> (label of the prompt, label with the image, the image alone)
@@ -96,8 +98,13 @@ def clean_line(text: str) -> str:
 async def run_prompt(
     prompt: Prompt, unrelated: str | None, settings: Settings, templates: Templates,
     target: Generate, rewriter: Generate, *, target_images: bool, rewriter_images: bool,
+    target_structured: bool = False,
 ) -> dict[str, Any]:
-    """Answer every question of one prompt; returns the unit's output."""
+    """Answer every question of one prompt; returns the unit's output.
+
+    With ``settings.constrain`` and a tested backend that constrains decoding, the answers
+    are asked for as JSON (:func:`~.questions.answer_schema`); the output records it.
+    """
     image_url = None
     if prompt.needs_image:
         if not target_images:
@@ -130,6 +137,7 @@ async def run_prompt(
     if rewrite is None and any(q in ("4T1", "5T2") for q in choice_types):
         rewrite = await rewrite_call("rewrite", {"answer": prompt.responses[0].text},
                                      prompt.needs_image and rewriter_images)
+    constrained = settings.constrain and target_structured
     questions: list[dict[str, Any]] = []
     for qtype in choice_types:
         q = build_choice(prompt, qtype, literal=literal, rewrite=rewrite, unrelated=unrelated,
@@ -144,8 +152,9 @@ async def run_prompt(
             m=str(m), n=str(n), is_are="is" if n == 1 else "are", s="" if n == 1 else "s",
             example="<letter>" if n == 1 else "<letter>, <letter>",
         )
-        (answer,) = await target(_request(text, image_url, temperature=settings.temperature,
-                                          max_tokens=settings.max_tokens, seed=settings.seed))
+        (answer,) = await target(_request(
+            text, image_url, temperature=settings.temperature, max_tokens=settings.max_tokens,
+            seed=settings.seed, response_schema=answer_schema(qtype, m, n) if constrained else None))
         questions.append({**q.to_dict(), "raw": answer.text})
     ranking: dict[str, Any] | None = None
     if "rank" in settings.questions:
@@ -158,6 +167,8 @@ async def run_prompt(
                                  example=" > ".join(["<letter>"] * 5))
             (answer,) = await target(_request(
                 text, image_url, temperature=settings.temperature,
-                max_tokens=settings.max_tokens, seed=settings.seed))
+                max_tokens=settings.max_tokens, seed=settings.seed,
+                response_schema=answer_schema("rank", 5, 5) if constrained else None))
             ranking = {**r.to_dict(), "raw": answer.text}
-    return {"questions": questions, "ranking": ranking, "generated": generated}
+    return {"questions": questions, "ranking": ranking, "generated": generated,
+            "constrained": constrained}

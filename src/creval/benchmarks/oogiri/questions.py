@@ -198,3 +198,32 @@ def parse_ranking(raw: str, *, m: int = RANK_SIZE) -> list[int] | None:
     if letters is None or sorted(letters) != list(LETTERS[:m]):
         return None
     return [LETTERS.index(x) for x in letters]
+
+
+def answer_schema(kind: str, m: int, n: int) -> dict[str, Any]:
+    """The JSON shape of a constrained answer (``--constrain-answers``): ``n`` letters among
+    the first ``m`` for a choice question, all ``m`` for a ranking (``kind == "rank"``)."""
+    key = "ranking" if kind == "rank" else "answer"
+    letters = {"type": "array", "items": {"type": "string", "enum": list(LETTERS[:m])},
+               "minItems": n, "maxItems": n}
+    return {"type": "object", "properties": {key: letters}, "required": [key],
+            "additionalProperties": False}
+
+
+def render_constrained(raw: str) -> str:
+    """A constrained answer as the line the strict parsers read; anything else unchanged.
+
+    >>> render_constrained('{"answer": ["C", "A"]}'), render_constrained('{"ranking": ["B", "A"]}')
+    ('Answer: C, A', 'Ranking: B > A')
+    >>> render_constrained('{"answer": ["C"')  # cut short: left for the parser to refuse
+    '{"answer": ["C"'
+    """
+    import json
+
+    try:
+        value = json.loads(raw)
+        if "ranking" in value:
+            return "Ranking: " + " > ".join(str(x) for x in value["ranking"])
+        return "Answer: " + ", ".join(str(x) for x in value["answer"])
+    except (ValueError, TypeError, KeyError):
+        return raw

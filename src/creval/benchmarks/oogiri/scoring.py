@@ -16,6 +16,7 @@ from creval.benchmarks.oogiri.questions import (
     parse_choice,
     parse_ranking,
     relevance_grades,
+    render_constrained,
 )
 from creval.metrics.ranking import (
     choice_accuracy,
@@ -43,7 +44,8 @@ def _choice_rows(records: list[Record]) -> tuple[list[dict[str, Any]], Counter[s
             m, n = CHOICE_TYPES[q["qtype"]]
             key = (str(r.unit.get("type", "?")), q["qtype"])
             chosen, correct = by_type.setdefault(key, ([], []))
-            chosen.append(parse_choice(q["raw"], m=m, n=n))
+            raw = render_constrained(q["raw"]) if r.output.get("constrained") else q["raw"]
+            chosen.append(parse_choice(raw, m=m, n=n))
             correct.append(set(q["correct"]))
     rows = []
     for (game, qtype), (chosen, correct) in sorted(by_type.items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -86,7 +88,8 @@ def _ranking_rows(
             continue
         likes = [float(x) for x in q["likes"]]
         rel = relevance_grades(likes) if relevance == "grade" else likes
-        order = parse_ranking(q["raw"], m=len(likes))
+        raw = render_constrained(q["raw"]) if r.output.get("constrained") else q["raw"]
+        order = parse_ranking(raw, m=len(likes))
         rand_hits.append(random_top1(likes))
         if max(rel) > 0:
             rand_ndcgs.append(random_ndcg(rel))
@@ -119,7 +122,8 @@ def _ranking_rows(
 
 
 def score_oogiri(
-    records: list[Record], *, relevance: Literal["grade", "likes"], loaded: dict[str, Any]
+    records: list[Record], *, relevance: Literal["grade", "likes"], loaded: dict[str, Any],
+    constrain_requested: bool = False,
 ) -> dict[str, Any]:
     """The scores dict of an oogiri run (``loaded``: source, exclusions and split)."""
     ok = [r for r in records if r.status == "ok"]
@@ -149,6 +153,14 @@ def score_oogiri(
         f"and Spearman ({rank['unparsed']} here).",
         f"Data: {loaded.get('source')}; split: {loaded.get('split', {}).get('note') or 'see split.json'}.",
     ]
+    constrained = sum(bool(r.output.get("constrained")) for r in answered)
+    if constrained:
+        notes.append(f"Answers constrained to JSON letters (--constrain-answers) for {constrained} "
+                     f"of {len(answered)} prompts: the tested model's output was shaped, unlike "
+                     "the paper's free answers.")
+    if constrain_requested and constrained < len(answered):
+        notes.append(f"--constrain-answers: {len(answered) - constrained} prompt(s) were answered "
+                     "freely because the tested model's backend cannot constrain decoding.")
     if skipped_prompts:
         notes.append(f"{sum(skipped_prompts.values())} prompt(s) skipped: "
                      + "; ".join(f"{v} x {k}" for k, v in skipped_prompts.items()))
