@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine (see README):
-#   make demo   creates .venv, installs creval with everything, runs DAT, SAT, NeoCoder and MacGyver
+#   make demo   creates .venv, installs creval with everything, runs every benchmark family small
 #               on the offline default model
 #   make test   the same set-up, then ruff, mypy and the whole test suite
 PYTHON ?= python3
@@ -31,6 +31,9 @@ demo: $(STAMP)
 		--judges multiagent --threads $(shell nproc) --out $(OUT)/macgyver
 	$(VENV)/bin/creval run metric-validity --model local --limit 20 --threads $(shell nproc) \
 		--out $(OUT)/metric-validity
+	$(VENV)/bin/creval run oogiri --model local --limit 3 --threads $(shell nproc) --out $(OUT)/oogiri
+	$(VENV)/bin/creval run lotbench --model local --limit 1 --repeats 1 --max-rounds 2 \
+		--judge-max-tokens 64 --threads $(shell nproc) --out $(OUT)/lotbench
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench

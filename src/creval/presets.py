@@ -92,6 +92,8 @@ PAPER: dict[str, PresetEntry] = {
                             needs=(_judge("openai:gpt-4"),)),
     # seed 001
     "macgyver": _OPEN_ENDED, "hypogen": _OPEN_ENDED, "bookmia": _OPEN_ENDED,
+    # seed 003: GPT-4o mini played E1 and E2 of the LoTbench game
+    "lotbench": PresetEntry(judge="openai:gpt-4o-mini", needs=(_judge("openai:gpt-4o-mini"),)),
     # seed 004
     "jcq": _GPT4O, "ttct": _GPT4O,
 }
