@@ -23,6 +23,7 @@ from creval.judges.structured import (
     render_confidence,
     render_discussion,
     render_rubric,
+    render_short_verdict,
     render_verdict,
     rubric_schema,
     verdict_schema,
@@ -51,6 +52,11 @@ def test_rendered_shapes_parse_strictly() -> None:
         {"to": "solution", "question": "Is the chair stable?"}]}), render_discussion),
         speaker="problem_analyst")  # fmt: skip
     assert turn.opinion == "It works." and turn.questions == {"solution_analyst": ["Is the chair stable?"]}
+    short = as_text('{"verdict": "NO", "justification": "The shelf is too high."}', render_short_verdict)
+    assert parse_binary(short) == (False, None)
+    # a raw line break inside a string (let through by some grammars) still decodes
+    broken = '{"answers": "", "opinion": "It works,\n", "questions": []}'
+    assert parse_discussion(as_text(broken, render_discussion), speaker="problem_analyst").opinion
     # a cut-off answer is left for the parser to reject, never completed
     assert parse_binary(as_text('{"verdict": "YE', render_verdict))[0] is None
     words = parse_word_list(as_text('["cat", "ocean", "justice"]', render_word_list), expected=3)

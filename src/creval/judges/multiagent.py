@@ -80,8 +80,8 @@ from creval.judges.structured import (
     discussion_schema,
     render_confidence,
     render_discussion,
-    render_verdict,
-    verdict_schema,
+    render_short_verdict,
+    short_verdict_schema,
 )
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.judges.vectorstore import Hit, VectorStore, make_store, split_fragments
@@ -99,7 +99,7 @@ PROMPTS = (
 _SHAPES: dict[str, tuple[Any, Any]] = {
     "discussion": (discussion_schema, render_discussion),
     "confidence": (confidence_schema, render_confidence),
-    "verdict": (lambda: verdict_schema(reasoning=True, confidence=False), render_verdict),
+    "verdict": (short_verdict_schema, render_short_verdict),
 }
 
 

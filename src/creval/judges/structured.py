@@ -27,7 +27,8 @@ from typing import Any
 
 __all__ = [
     "CONFIDENCES", "as_text", "confidence_schema", "discussion_schema", "render_confidence",
-    "render_discussion", "render_rubric", "render_verdict", "rubric_schema", "verdict_schema",
+    "render_discussion", "render_rubric", "render_short_verdict", "render_verdict",
+    "rubric_schema", "short_verdict_schema", "verdict_schema",
 ]  # fmt: skip
 
 #: Confidence values a constrained answer may give (one decimal, as the prompts ask).
@@ -49,7 +50,9 @@ def as_text(raw: str, render: Callable[[Any], str]) -> str:
     """``raw`` decoded as JSON and rendered by ``render`` into the parser's text format;
     ``raw`` unchanged when it is not JSON, or not JSON of the shape ``render`` reads."""
     try:
-        value = json.loads(raw)
+        # strict=False: a raw line break inside a string is the only leniency (some
+        # grammar-constrained decoders let one through); the content is not touched
+        value = json.loads(raw, strict=False)
         return render(value)
     except (ValueError, TypeError, KeyError, AttributeError):
         return raw
@@ -92,10 +95,22 @@ def render_verdict(value: Any) -> str:
     return " ".join([*parts, line])
 
 
+def short_verdict_schema(justification_chars: int = 150) -> dict[str, Any]:
+    """The verdict first, then a one-sentence justification short enough for a small
+    ``max_tokens`` (a JSON answer cut off mid-way does not parse)."""
+    return _object({"verdict": {"type": "string", "enum": ["YES", "NO"]},
+                    "justification": _text(justification_chars)})  # fmt: skip
+
+
+def render_short_verdict(value: Any) -> str:
+    """-> ``[[YES]] justification``."""
+    return f"[[{value['verdict']}]] {str(value['justification']).strip()}".strip()
+
+
 # -- multi-agent confidence: "explanation [[0.6]] ([NO])" ---------------------------------------
 def confidence_schema() -> dict[str, Any]:
     """A short explanation, a confidence 0.0..1.0 and a YES/NO stance."""
-    return _object({"explanation": _text(200),
+    return _object({"explanation": _text(120),
                     "confidence": {"type": "string", "enum": list(CONFIDENCES)},
                     "stance": {"type": "string", "enum": ["YES", "NO"]}})  # fmt: skip
 
@@ -106,13 +121,14 @@ def render_confidence(value: Any) -> str:
 
 # -- multi-agent discussion turn: [[ANSWERS]] / [[OPINION]] / [[QUESTIONS]] ---------------------
 def discussion_schema() -> dict[str, Any]:
-    """Answers, a non-empty opinion, and up to three questions addressed to an analyst."""
+    """Answers, a non-empty opinion, and up to two questions addressed to an analyst (about
+    1,100 characters at most: within the judge's default 512 tokens)."""
     question = _object({"to": {"type": "string", "enum": ["problem", "solution", "criterion"]},
-                        "question": _text(200)})  # fmt: skip
+                        "question": _text(150)})  # fmt: skip
     return _object({
-        "answers": _text(),
-        "opinion": {"type": "string", "minLength": 1, "maxLength": 600},
-        "questions": {"type": "array", "items": question, "maxItems": 3},
+        "answers": _text(300),
+        "opinion": {"type": "string", "minLength": 1, "maxLength": 500},
+        "questions": {"type": "array", "items": question, "maxItems": 2},
     })  # fmt: skip
 
 
