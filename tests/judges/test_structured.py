@@ -178,3 +178,16 @@ def test_openended_options_reach_the_judge_factory() -> None:
     assert seen == {"structured": True, "threshold": 0.6, "k_discussion": 4, "j_confidence": 5,
                     "l_verdict": 7, "max_rounds": 3}  # fmt: skip
     assert out["spy-test"]["constrained"] and out["spy-test"]["overall"] == 1.0
+
+
+def test_free_text_fields_fit_the_token_budget() -> None:
+    # a cot verdict at 1 token per character must still close its JSON within max_tokens
+    gen = Recorder('{"reasoning": "r", "verdict": "YES", "confidence": "0.9"}')
+    judge = SingleAgentJudge(gen, mode="cot", max_tokens=120, structured=True)
+    asyncio.run(judge.evaluate(PROBLEM, SOLUTION, domain="macgyver"))
+    reasoning = gen.requests[0].response_schema["properties"]["reasoning"]  # type: ignore[index]
+    assert reasoning["maxLength"] <= 120 - 40
+    props = discussion_schema(256)["properties"]
+    total = (props["answers"]["maxLength"] + props["opinion"]["maxLength"]
+             + 2 * props["questions"]["items"]["properties"]["question"]["maxLength"])  # fmt: skip
+    assert total <= 256 - 60

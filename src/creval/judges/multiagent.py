@@ -192,12 +192,21 @@ class MultiAgentJudge:
             prompt,
             temperature=self.verdict_temperature if stage == "verdict" else self.temperature,
             max_tokens=self.short_max_tokens if short else self.max_tokens,
-            response_schema=_SHAPES[shape][0]() if self.structured and shape else None,
+            response_schema=self._schema(shape, short),
         )
         text = await ask(self.generate, request, role=who.key, stage=stage, ledger=run.ledger)
         if self.structured and shape:
             return as_text(text, _SHAPES[shape][1])
         return text
+
+    def _schema(self, shape: str | None, short: bool) -> dict[str, Any] | None:
+        """The JSON schema of a parsed stage when structured, sized to its token budget."""
+        if not self.structured or shape is None:
+            return None
+        if shape == "discussion":
+            return discussion_schema(self.short_max_tokens if short else self.max_tokens)
+        schema: dict[str, Any] = _SHAPES[shape][0]()
+        return schema
 
     def _store_text(self, store: VectorStore, text: str, **meta: str | int) -> None:
         fragments = split_fragments(text, max_words=self.fragment_max_words)

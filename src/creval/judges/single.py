@@ -41,7 +41,7 @@ from creval.judges.criteria import (
     parse_binary,
     parse_confidence,
 )
-from creval.judges.structured import as_text, render_verdict, verdict_schema
+from creval.judges.structured import as_text, render_verdict, text_budget, verdict_schema
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.models.base import GenerateRequest
 from creval.prompts import format_prompt
@@ -190,7 +190,8 @@ class SingleAgentJudge:
                                    examples=examples[c.name])  # fmt: skip
             schema = None
             if self.structured:
-                schema = verdict_schema(reasoning=self.mode in ("cot", "fewshot_cot"))
+                schema = verdict_schema(reasoning=self.mode in ("cot", "fewshot_cot"),
+                                        reasoning_chars=text_budget(self.max_tokens))  # fmt: skip
             request = GenerateRequest.chat(prompt, temperature=self.temperature,
                                            max_tokens=self.max_tokens,
                                            response_schema=schema)  # fmt: skip

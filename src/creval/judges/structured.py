@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = [
-    "CONFIDENCES", "as_text", "confidence_schema", "discussion_schema", "render_confidence",
+    "CONFIDENCES", "as_text", "text_budget", "confidence_schema", "discussion_schema", "render_confidence",
     "render_discussion", "render_rubric", "render_short_verdict", "render_verdict",
     "rubric_schema", "short_verdict_schema", "verdict_schema",
 ]  # fmt: skip
@@ -75,11 +75,22 @@ def render_rubric(value: Any) -> str:
 
 
 # -- binary verdict with optional reasoning and confidence (single-agent, multi-agent verdict) --
-def verdict_schema(*, reasoning: bool = False, confidence: bool = True) -> dict[str, Any]:
+def text_budget(max_tokens: int, *, overhead: int = 48, cap: int = REASON_CHARS) -> int:
+    """Characters a free-text field may use so that the whole JSON answer fits ``max_tokens``
+    even for text costing a token per character (an answer cut off does not parse).
+
+    >>> text_budget(512), text_budget(128), text_budget(40)
+    (400, 80, 16)
+    """
+    return max(16, min(cap, max_tokens - overhead))
+
+
+def verdict_schema(*, reasoning: bool = False, confidence: bool = True,
+                   reasoning_chars: int = REASON_CHARS) -> dict[str, Any]:  # fmt: skip
     """``reasoning`` (first, when asked), ``verdict`` YES/NO and ``confidence`` 0.0..1.0."""
     properties: dict[str, Any] = {}
     if reasoning:
-        properties["reasoning"] = _text()
+        properties["reasoning"] = _text(reasoning_chars)
     properties["verdict"] = {"type": "string", "enum": ["YES", "NO"]}
     if confidence:
         properties["confidence"] = {"type": "string", "enum": list(CONFIDENCES)}
@@ -95,7 +106,7 @@ def render_verdict(value: Any) -> str:
     return " ".join([*parts, line])
 
 
-def short_verdict_schema(justification_chars: int = 150) -> dict[str, Any]:
+def short_verdict_schema(justification_chars: int = 80) -> dict[str, Any]:
     """The verdict first, then a one-sentence justification short enough for a small
     ``max_tokens`` (a JSON answer cut off mid-way does not parse)."""
     return _object({"verdict": {"type": "string", "enum": ["YES", "NO"]},
@@ -110,7 +121,7 @@ def render_short_verdict(value: Any) -> str:
 # -- multi-agent confidence: "explanation [[0.6]] ([NO])" ---------------------------------------
 def confidence_schema() -> dict[str, Any]:
     """A short explanation, a confidence 0.0..1.0 and a YES/NO stance."""
-    return _object({"explanation": _text(120),
+    return _object({"explanation": _text(80),
                     "confidence": {"type": "string", "enum": list(CONFIDENCES)},
                     "stance": {"type": "string", "enum": ["YES", "NO"]}})  # fmt: skip
 
@@ -120,14 +131,15 @@ def render_confidence(value: Any) -> str:
 
 
 # -- multi-agent discussion turn: [[ANSWERS]] / [[OPINION]] / [[QUESTIONS]] ---------------------
-def discussion_schema() -> dict[str, Any]:
-    """Answers, a non-empty opinion, and up to two questions addressed to an analyst (about
-    1,100 characters at most: within the judge's default 512 tokens)."""
+def discussion_schema(max_tokens: int = 512) -> dict[str, Any]:
+    """Answers, a non-empty opinion, and up to two questions addressed to an analyst, their
+    lengths shared out so that the answer fits ``max_tokens`` (:func:`text_budget`)."""
+    budget = text_budget(max_tokens, overhead=80, cap=1100)
     question = _object({"to": {"type": "string", "enum": ["problem", "solution", "criterion"]},
-                        "question": _text(150)})  # fmt: skip
+                        "question": _text(max(16, budget * 15 // 100))})  # fmt: skip
     return _object({
-        "answers": _text(300),
-        "opinion": {"type": "string", "minLength": 1, "maxLength": 500},
+        "answers": _text(max(16, budget * 25 // 100)),
+        "opinion": {"type": "string", "minLength": 1, "maxLength": max(16, budget * 45 // 100)},
         "questions": {"type": "array", "items": question, "maxItems": 2},
     })  # fmt: skip
 
