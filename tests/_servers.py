@@ -97,7 +97,7 @@ class LlamaServer:
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(default_model_path()),
             "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", "512", "--logits_all", "True", "--verbose", "False",
+            "--n_ctx", "2048", "--logits_all", "True", "--verbose", "False",
             # one thread for prompts too: two spinning threads crawl when the CPUs are busy
             "--n_threads", "1", "--n_threads_batch", "1",
         ]

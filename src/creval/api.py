@@ -12,7 +12,7 @@ import concurrent.futures
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from creval.evaluation import RunResult, RunSettings, plan_runs, run_benchmark
 from creval.models import ModelOptions
@@ -75,6 +75,7 @@ def evaluate(
     rescore: bool = False,
     progress: bool = False,
     preset: str | None = None,
+    structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     **options: Any,
 ) -> EvalResult:
     """Run ``benchmarks`` against ``model`` and score them, as ``creval run`` does.
@@ -93,7 +94,8 @@ def evaluate(
     plans = plan_runs(names, dict(options), Path(out) if out is not None else None, model,
                       preset=preset, judge=judge)
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
-                                 concurrency=concurrency, threads=threads)
+                                 concurrency=concurrency, threads=threads,
+                                 structured_output=structured_output)
     settings = RunSettings(
         model=model, model_options=model_options, judge=judge,
         judge_options=None if judge_base_url is None else model_options.model_copy(

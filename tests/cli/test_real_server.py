@@ -107,3 +107,17 @@ def test_a_server_that_dies_stops_the_run_early_and_a_rerun_resumes(tmp_path: Pa
     scores = json.loads((out / "scores.json").read_text())
     assert scores["units"]["finished"] == 40 and scores["units"]["missing"] == 0
     assert f"units {40 - ok} ok" in _summary(again.stdout, "dat")
+
+
+def test_structured_output_option_makes_the_server_judge_parse(llama_server: str, tmp_path: Path) -> None:
+    done = creval("run", "ttct", "--model", "openai:smollm2", "--base-url", llama_server,
+                  "--structured-output", "json_object", "--limit", "1", "--answers", "1",
+                  "--max-tokens", "24", "--no-progress", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "run" / "records.jsonl").read_text().splitlines()[-1])
+    assert record["output"]["judge_constrained"] is True
+    scores = json.loads((tmp_path / "run" / "scores.json").read_text())
+    assert scores["headline"]["parse_failures"] == 0
+    assert scores["headline"]["judged_by"].startswith("self-judged")
+    bad = creval("run", "ttct", "--structured-output", "maybe", "--out", str(tmp_path / "bad"))
+    assert bad.returncode == 2 and "--structured-output takes" in bad.stderr
