@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(PY) bench/neocoder_judge.py
 	$(PY) bench/creativity_index.py
 	$(PY) bench/templates_vs_diversity.py
+	$(PY) bench/lotbench_cost.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
