@@ -109,7 +109,7 @@ def test_logprobs_from_the_server(llama_server: str) -> None:
 @pytest.mark.slow
 def test_a_request_the_server_rejects_is_a_model_error(llama_server: str) -> None:
     model = _model(llama_server)
-    too_long = GenerateRequest.chat("word " * 700, max_tokens=8)  # n_ctx is 512
+    too_long = GenerateRequest.chat("word " * 2500, max_tokens=8)  # n_ctx is 2048
     with pytest.raises(ModelError) as err:
         _generate(model, too_long)
     assert not isinstance(err.value, (TransientModelError, EndpointUnreachable))
