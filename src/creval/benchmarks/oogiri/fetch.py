@@ -12,27 +12,11 @@ import zipfile
 from pathlib import Path
 
 from creval.benchmarks.oogiri.data import IMAGE_SUFFIXES, LANG_FILES
+from creval.benchmarks.openended.fetch import download
 from creval.errors import CrevalError
 
 HF_BASE_URL = "https://huggingface.co/datasets/zhongshsh/CLoT-Oogiri-GO/resolve/main"
 IMAGES_ZIP = "images.zip"
-
-
-def _download(url: str, dest: Path, timeout: float) -> None:
-    import httpx
-
-    tmp = dest.with_name(dest.name + ".part")
-    try:
-        with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
-            response.raise_for_status()
-            with tmp.open("wb") as fh:
-                for chunk in response.iter_bytes():
-                    fh.write(chunk)
-    except httpx.HTTPError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CrevalError(f"Could not download {url} ({exc}). Check the network, or put the "
-                          f"files into {dest.parent} by hand.") from None
-    tmp.replace(dest)
 
 
 def unpack_images(archive: Path, folder: Path) -> int:
@@ -61,7 +45,7 @@ def fetch_oogiri(
     names = [*LANG_FILES.values(), *([IMAGES_ZIP] if images else [])]
     for name in names:
         if not (dest / name).is_file():
-            _download(f"{base_url.rstrip('/')}/{name}", dest / name, timeout)
+            download(f"{base_url.rstrip('/')}/{name}", dest / name, timeout=timeout)
     if images and not (dest / "images").is_dir():
         partial = dest / "images.part"  # renamed when complete: a broken unpack is redone
         unpack_images(dest / IMAGES_ZIP, partial)
