@@ -48,6 +48,7 @@ def _console(stderr: bool = False) -> Any:
 
 
 def _register_subcommands() -> None:
+    from creval.cli_analyze import register_all
     from creval.cli_data import data_app
     from creval.cli_index import index_app
     from creval.cli_novelty import novelty
@@ -61,6 +62,7 @@ def _register_subcommands() -> None:
     app.add_typer(index_app, name="index")
     app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
+    app.add_typer(register_all(), name="analyze")
 
 
 def _options_table(cls: Any) -> Any:

@@ -25,7 +25,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
-from creval.records import RECORDS, Manifest, Record, Scores, latest_records, read_records
+from creval.records import (
+    RECORDS,
+    Analysis,
+    Manifest,
+    Record,
+    Scores,
+    latest_records,
+    read_analyses,
+    read_records,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,6 +83,11 @@ class Run:
             return Scores.model_validate_json(path.read_bytes())
         except ValueError as exc:
             raise CrevalError(f"{path} is not a creval scores file ({exc}).") from None
+
+    @property
+    def analyses(self) -> list[Analysis]:
+        """The analyses ``creval analyze ...`` saved into this run (``analyses/*.json``)."""
+        return read_analyses(self.path)
 
     @property
     def all_records(self) -> list[Record]:

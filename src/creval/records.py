@@ -146,3 +146,50 @@ class Scores(BaseModel):
     resources: dict[str, Any] = Field(default_factory=dict)
     artifacts: list[str] = Field(default_factory=list)
     inputs_digest: str | None = None
+
+
+ANALYSES = "analyses"
+
+
+class AnalysisTable(BaseModel):
+    """One table of an analysis: rows of plain values, optionally with a column order."""
+
+    title: str
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+    columns: list[str] | None = None
+    text: str = ""
+
+
+class Analysis(BaseModel):
+    """``analyses/NAME.json`` in a run directory: a paper's table or figure recomputed from
+    one or more runs (and label files), written by ``creval analyze ...`` and shown in the
+    run's reports. ``plots`` are plot specs (see ``creval.report.plots``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = 1
+    name: str
+    title: str
+    seed_paper: str = ""
+    #: The paper's table or figure this reproduces ("Table 5", "Figure 2").
+    reproduces: str = ""
+    created: str = ""
+    inputs: list[str] = Field(default_factory=list)
+    options: dict[str, Any] = Field(default_factory=dict)
+    tables: list[AnalysisTable] = Field(default_factory=list)
+    plots: list[dict[str, Any]] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+def read_analyses(run_dir: Path) -> list[Analysis]:
+    """The analyses saved in ``run_dir/analyses`` (sorted by name); a file that is not an
+    analysis is an error naming it."""
+    folder = Path(run_dir) / ANALYSES
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            out.append(Analysis.model_validate_json(path.read_bytes()))
+        except ValidationError as exc:
+            raise CrevalError(f"{path} is not a creval analysis ({exc.error_count()} problem(s): "
+                              f"{exc.errors()[0]['msg']}); remove it or run the analysis again.") from None
+    return out

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
+from creval.records import Analysis
 from creval.report.html_assets import CSS, JS
 
 REPORT_HTML = "report.html"
@@ -85,15 +86,21 @@ def _section(anchor: str, title: str, body: str) -> str:
 def render_plots(scores: dict[str, Any]) -> tuple[str, int]:
     """The plots section's body and the number of plots drawn."""
     from creval.report.figures import builtin_plots
-    from creval.report.plots import PlottingUnavailable, check_plot, render_svg
 
     declared: Any = scores.get("plots", [])
-    figures: list[str] = []
     problems: list[str] = []
     if not isinstance(declared, list):
         problems.append("scores['plots'] is not a list of plot specs; it is left out.")
         declared = []
-    specs = [*builtin_plots(scores), *declared]
+    return render_specs([*builtin_plots(scores), *declared], problems)
+
+
+def render_specs(specs: list[Any], problems: list[str] | None = None, *, salt: str = "creval") -> tuple[str, int]:
+    """Plot specs drawn as figures (a bad spec is a warning, not a lost report), and the count."""
+    from creval.report.plots import PlottingUnavailable, check_plot, render_svg
+
+    problems = list(problems or [])
+    figures: list[str] = []
     for number, spec in enumerate(specs):
         problem = check_plot(spec)
         title = spec.get("title", f"plot {number + 1}") if isinstance(spec, dict) else f"plot {number + 1}"
@@ -101,7 +108,7 @@ def render_plots(scores: dict[str, Any]) -> tuple[str, int]:
             problems.append(f"Plot {title!r} not drawn: {problem}.")
             continue
         try:
-            svg = render_svg(spec, salt=f"creval-{number}")
+            svg = render_svg(spec, salt=f"{salt}-{number}")
         except PlottingUnavailable as exc:
             problems.append(f"No plots: {exc}")
             break
@@ -184,6 +191,21 @@ def _tables(scores: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _analyses(analyses: list[Analysis]) -> str:
+    out = []
+    for number, analysis in enumerate(analyses):
+        what = f" ({analysis.reproduces} of seed {analysis.seed_paper})" if analysis.reproduces else ""
+        out.append(f'<h3 id="analysis-{_e(analysis.name)}">{_e(analysis.title)}{_e(what)}</h3>'
+                   f'<p class="muted">inputs: {_e(", ".join(analysis.inputs) or "-")}</p>')
+        out += [f'<p class="note">{_e(n)}</p>' for n in analysis.notes]
+        if analysis.plots:
+            out.append(render_specs(analysis.plots, salt=f"analysis-{number}")[0])
+        for table in analysis.tables:
+            out.append(f"<h4>{_e(table.title)}</h4>" + (f"<p>{_e(table.text)}</p>" if table.text else "")
+                       + html_table(table.rows, table.columns))
+    return "".join(out)
+
+
 def _artifacts(run_dir: Path, names: list[Any]) -> str:
     out = []
     root = run_dir.resolve()
@@ -225,8 +247,8 @@ def _samples(view: dict[str, Any]) -> str:
 
 
 def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str, Any],
-                run_dir: Path) -> str:
-    """The report page of one run."""
+                run_dir: Path, analyses: list[Analysis] | None = None) -> str:
+    """The report page of one run, with the analyses saved into it."""
     name = scores.get("benchmark", manifest.get("benchmark", "?"))
     units = scores.get("units") or {}
     plots, _ = render_plots(scores)
@@ -238,6 +260,8 @@ def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str
     ]
     if tables := _tables(scores):
         parts.append(_section("tables", "Tables", tables))
+    if analyses:
+        parts.append(_section("analyses", "Analyses", _analyses(analyses)))
     parts += [_section("counters", "Counters", _usage(scores.get("usage") or {})),
               _section("models", "Models", _models(manifest))]
     if scores.get("errors") or scores.get("error_causes"):
@@ -249,7 +273,8 @@ def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str
     if scores.get("artifacts"):
         parts.append(_section("artifacts", "Artifacts", _artifacts(run_dir, scores["artifacts"])))
     nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("scores", "Scores"), ("plots", "Plots"), ("tables", "Tables"), ("counters", "Counters"),
+        ("scores", "Scores"), ("plots", "Plots"), ("tables", "Tables"), *((("analyses", "Analyses"),) if analyses else ()),
+        ("counters", "Counters"),
         ("models", "Models"), ("samples-section", "Samples"), ("items", "Items"),
         ("configuration", "Configuration")))
     summary = (f"model <code>{_e(manifest.get('model_spec'))}</code>"
@@ -283,7 +308,7 @@ def write_html_report(run_dir: Path | str) -> Path:
     scores = scores_model.model_dump(mode="json")
     manifest = run.manifest.model_dump(mode="json")
     view = sample_view({r.key: r for r in run.records}, scores.get("table") or [])
-    page = render_html(manifest, scores, view, run.path)
+    page = render_html(manifest, scores, view, run.path, run.analyses)
     path = run.path / REPORT_HTML
     tmp = run.path / f".{REPORT_HTML}.{os.getpid()}.tmp"  # the umask's mode, like the run's files
     tmp.write_text(page, encoding="utf-8")

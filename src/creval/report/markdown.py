@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from creval.records import Analysis, read_analyses
+
 REPORT = "report.md"
 
 
@@ -40,8 +42,9 @@ def markdown_table(rows: list[dict[str, Any]], columns: list[str] | None = None)
     return "\n".join(lines)
 
 
-def render_report(manifest: dict[str, Any], scores: dict[str, Any]) -> str:
-    """The report of one run as Markdown."""
+def render_report(manifest: dict[str, Any], scores: dict[str, Any],
+                  analyses: list[Analysis] | None = None) -> str:
+    """The report of one run as Markdown, with the analyses saved into it."""
     name = scores.get("benchmark", manifest.get("benchmark", "?"))
     out = [f"# creval run: {name}", ""]
     out.append(f"- model: `{manifest.get('model_spec')}`")
@@ -68,6 +71,7 @@ def render_report(manifest: dict[str, Any], scores: dict[str, Any]) -> str:
     for artifact in scores.get("artifacts", []):
         suffix = Path(artifact).suffix.lower()
         out.append(f"\n![{artifact}]({artifact})" if suffix in {".png", ".svg"} else f"\n- file: `{artifact}`")
+    out += analyses_section(analyses or [])
     out += ["", "## Options", "", "```json", json.dumps(manifest.get("options", {}), indent=2, ensure_ascii=False), "```"]
     out += usage_section(scores.get("usage", {}))
     if scores.get("errors"):
@@ -75,6 +79,22 @@ def render_report(manifest: dict[str, Any], scores: dict[str, Any]) -> str:
                 markdown_table(scores["errors"])]
     out += ["", "## Items", "", markdown_table(scores.get("table", []))]
     return "\n".join(out) + "\n"
+
+
+def analyses_section(analyses: list[Analysis]) -> list[str]:
+    """``creval analyze ...`` results: each analysis's notes and tables (plots: HTML report)."""
+    out: list[str] = []
+    for analysis in analyses:
+        what = f" ({analysis.reproduces} of seed {analysis.seed_paper})" if analysis.reproduces else ""
+        out += ["", f"## Analysis: {analysis.title}{what}", ""]
+        out += [f"- inputs: {', '.join(f'`{i}`' for i in analysis.inputs) or '-'}"]
+        out += [f"- {note}" for note in analysis.notes]
+        if analysis.plots:
+            out.append(f"- {len(analysis.plots)} plot(s) in report.html")
+        for table in analysis.tables:
+            out += ["", f"### {table.title}", ""] + ([table.text, ""] if table.text else [])
+            out.append(markdown_table(table.rows, table.columns))
+    return out
 
 
 def usage_section(usage: dict[str, Any]) -> list[str]:
@@ -98,5 +118,5 @@ def usage_section(usage: dict[str, Any]) -> list[str]:
 
 def write_report(out: Path, manifest: dict[str, Any], scores: dict[str, Any]) -> Path:
     path = Path(out) / REPORT
-    path.write_text(render_report(manifest, scores), encoding="utf-8")
+    path.write_text(render_report(manifest, scores, read_analyses(Path(out))), encoding="utf-8")
     return path
