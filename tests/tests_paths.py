@@ -24,3 +24,11 @@ def shared_data_path(*parts: str) -> Path:
             pytest.fail(message + " (CREVAL_REQUIRE_SHARED is set)")
         pytest.skip(message)
     return path
+
+
+def write_jsonl_texts(path: Path, texts: list[str]) -> Path:
+    """``path`` as JSONL, one ``{"text": ...}`` line per text (a corpus or texts to score)."""
+    import json
+
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+    return path

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from creval.cli_common import parse_extra_options
+from creval.cli_common import flag_options, parse_extra_options
 from creval.errors import CrevalError
 
 
@@ -63,6 +63,19 @@ def _register_subcommands() -> None:
     app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
     app.add_typer(register_all(), name="analyze")
+
+
+def _flags(names: list[str]) -> set[str]:
+    """The yes/no options of the named benchmarks (unknown names are reported later)."""
+    from creval.benchmarks.base import get_benchmark
+
+    known = []
+    for name in names:
+        try:
+            known.append(get_benchmark(name))
+        except CrevalError:
+            continue
+    return flag_options(known)
 
 
 def _options_table(cls: Any) -> Any:
@@ -152,7 +165,7 @@ def run(
     if show_help or "--help" in tokens[split:]:
         _run_help(ctx, tokens[:split])
         return
-    values: dict[str, Any] = parse_extra_options(tokens[split:])
+    values: dict[str, Any] = parse_extra_options(tokens[split:], _flags(tokens[:split]))
     if limit is not None:
         values["limit"] = limit
     plans = plan_runs(tokens[:split], values, out, model, preset=preset, judge=judge)  # bad input stops here

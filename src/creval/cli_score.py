@@ -199,12 +199,12 @@ def score_answers_command(
 
     from creval.benchmarks.base import get_benchmark
     from creval.benchmarks.common import jsonl_objects
-    from creval.cli_common import parse_extra_options
+    from creval.cli_common import flag_options, parse_extra_options
     from creval.offline import score_answers
     from creval.report.markdown import fmt
 
     bench = get_benchmark(benchmark)
-    options = bench.parse_options(parse_extra_options(list(ctx.args)))
+    options = bench.parse_options(parse_extra_options(list(ctx.args), flag_options([bench])))
     if not file.is_file():
         raise CrevalError(f"{file} does not exist.")
     answers = [obj for _, obj in jsonl_objects(file.read_text(encoding="utf-8").splitlines(), str(file))]

@@ -169,3 +169,11 @@ def test_self_judged_runs_say_so(server: ChatServer, tmp_path: Path) -> None:
                          "--out", str(tmp_path / "other")))
     assert other.returncode == 0, other.stderr
     assert "judged_by" not in json.loads((tmp_path / "other" / "scores.json").read_text())["headline"]
+
+
+def test_yes_no_benchmark_options_stand_alone_and_others_need_a_value() -> None:
+    for flag in ("--constrain-answers", "--no-constrain-answers", "--constrain-answers=true"):
+        done = creval("run", "dat", "--trials", "1", flag, "--dry-run")
+        assert done.returncode == 0, (flag, done.stderr)
+    done = creval("run", "dat", "--trials", "--dry-run")
+    assert done.returncode == 2 and "Option --trials needs a value" in done.stderr

@@ -3,11 +3,11 @@ Index equals a brute-force search for every L, and equals the reference two-poin
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import pytest
+from tests_paths import write_jsonl_texts
 
 pytest.importorskip("infini_gram", reason="needs the 'index' extra (infini-gram)")
 pytest.importorskip("nltk", reason="needs the 'index' extra (nltk)")
@@ -34,8 +34,7 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("ix")
-    source = root / "corpus.jsonl"
-    source.write_text("".join(json.dumps({"text": t}) + "\n" for t in CORPUS), encoding="utf-8")
+    source = write_jsonl_texts(root / "corpus.jsonl", CORPUS)
     build_index([str(source)], root / "index")
     return root / "index"
 

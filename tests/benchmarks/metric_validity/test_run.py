@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from _cli import creval
+from tests_paths import write_jsonl_texts
 
 pytest.importorskip("infini_gram", reason="needs the 'index' extra")
 pytest.importorskip("spacy", reason="needs the 'pos' extra")
@@ -22,8 +23,7 @@ CORPUS = [
 @pytest.fixture(scope="module")
 def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mv")
-    source = root / "corpus.jsonl"
-    source.write_text("".join(json.dumps({"text": t}) + "\n" for t in CORPUS), encoding="utf-8")
+    source = write_jsonl_texts(root / "corpus.jsonl", CORPUS)
     done = creval("index", "build", str(source), "--out", str(root / "index"))
     assert done.returncode == 0, done.stderr
     assert "Indexed 3 documents" in done.stdout

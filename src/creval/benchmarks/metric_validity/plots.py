@@ -36,27 +36,28 @@ def write_plots(scores: dict[str, Any], out: Path) -> list[str]:
         ax.set_ylabel("texts")
         ax.legend()
         written.append(_save(fig, plt, out / f"metric_{metric}.png"))
-    curve = scores.get("creativity_index", {}).get("uniqueness_by_l", [])
-    if curve:
-        fig, ax = plt.subplots(figsize=(5.6, 3.6))
-        for name in ("creative", "uncreative"):
-            points = [(row["L"], row[name]) for row in curve if row.get(name) is not None]
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
-        ax.set_xlabel("minimum span length L (words)")
-        ax.set_ylabel("mean L-uniqueness")
-        ax.legend()
-        written.append(_save(fig, plt, out / "ci_uniqueness_by_l.png"))
-    by_n = scores.get("templates", {}).get("rate_by_n", [])
-    if by_n:
-        fig, ax = plt.subplots(figsize=(5.6, 3.6))
-        for name in ("creative", "uncreative"):
-            points = [(row["n"], row[name]) for row in by_n if row.get(name) is not None]
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
-        ax.set_xlabel("template length n (POS tags)")
-        ax.set_ylabel("template rate")
-        ax.legend()
-        written.append(_save(fig, plt, out / "template_rate_by_n.png"))
+    lines = (
+        (scores.get("creativity_index", {}).get("uniqueness_by_l", []), "L",
+         "minimum span length L (words)", "mean L-uniqueness", "ci_uniqueness_by_l.png"),
+        (scores.get("templates", {}).get("rate_by_n", []), "n",
+         "template length n (POS tags)", "template rate", "template_rate_by_n.png"),
+    )
+    for rows, x, xlabel, ylabel, name in lines:
+        if rows:
+            written.append(_line(plt, rows, x, xlabel, ylabel, out / name))
     return written
+
+
+def _line(plt: Any, rows: list[dict[str, Any]], x: str, xlabel: str, ylabel: str, path: Path) -> str:
+    """Creative and uncreative as two lines of ``row[name]`` against ``row[x]``."""
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    for name in ("creative", "uncreative"):
+        points = [(row[x], row[name]) for row in rows if row.get(name) is not None]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    return _save(fig, plt, path)
 
 
 def _save(fig: Any, plt: Any, path: Path) -> str:
