@@ -17,7 +17,9 @@ correctness verdict, and the problem's human solutions have technique sets whose
 * :func:`cumulative_neogauge`: running sum of NeoGauge@0..t (Figure 4, right; the paper
   gives no formula, the curves are non-decreasing sums);
 * Eq. 5 :func:`human_convergent_creativity`, Eq. 6 :func:`human_divergent_creativity`;
-* :func:`pass_at_k` / :func:`pass_at_1` and :func:`constraint_following_rate` (Table 2).
+* :func:`pass_at_k` / :func:`pass_at_1` and :func:`constraint_following_rate` (Table 2);
+* :func:`technique_shares`: how often each technique is used by a group of solutions
+  (Figure 2's proportions per state and for the human solutions).
 
 A solution whose technique detection failed has techniques ``None``: an incorrect one still
 scores 0 in Eq. 2 and Eq. 4 (the correctness factor is 0 whatever its techniques), a correct
@@ -52,7 +54,7 @@ __all__ = [
     "cumulative_neogauge", "divergent_creativity", "follows_constraints",
     "human_convergent_creativity", "human_divergent_creativity", "human_technique_union",
     "neogauge", "neogauge_state", "novelty_ratio", "pass_at_1", "pass_at_k",
-    "solution_neogauge", "state_of_rounds",
+    "solution_neogauge", "state_of_rounds", "technique_shares",
 ]  # fmt: skip
 
 #: The constraint list NeoCoder.json gives the original problem (state 0); not a technique.
@@ -479,3 +481,32 @@ def neogauge_state(
                    if known else None),
         neogauge=neogauge(ok, used, forbidden, human),
     )
+
+
+def technique_shares(technique_sets: Sequence[Techniques]) -> dict[str, tuple[int, float, float]]:
+    """Per technique: ``(solutions, share_of_solutions, share_of_mentions)`` over ``technique_sets``.
+
+    ``solutions`` counts the sets that contain the technique (each set counts a name once);
+    ``share_of_solutions`` divides it by the number of sets, ``share_of_mentions`` by the
+    number of (set, technique) pairs, so the latter sums to 1 over the techniques: the
+    proportions Figure 2 of seed 000 stacks per state. Sets without any technique count
+    in the number of sets, not in the mentions. The techniques come most used first, ties
+    in alphabetical order. Empty input gives an empty dict.
+
+    Worked example: three solutions use {for loop, set}, {for loop} and {} -- "for loop" is in
+    2 of 3 solutions and 2 of the 3 mentions, "set" in 1 of 3 and 1 of 3.
+
+    >>> shares = technique_shares([["for loop", "set"], ["for loop"], []])
+    >>> {name: (n, round(s, 3), round(m, 3)) for name, (n, s, m) in shares.items()}
+    {'for loop': (2, 0.667, 0.667), 'set': (1, 0.333, 0.333)}
+    """
+    if isinstance(technique_sets, str):
+        raise CrevalError("technique_shares expects a list of technique lists, got a str.")
+    sets = [_names(s, f"technique set {i}") for i, s in enumerate(technique_sets)]
+    counts: dict[str, int] = {}
+    for names in sets:
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    mentions = sum(counts.values())
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return {name: (n, n / len(sets), n / mentions) for name, n in ordered}
