@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 
@@ -89,9 +90,19 @@ def test_openai_backend_off_by_default_refuses_a_schema(llama_server: str) -> No
     assert not model.capabilities.structured_output
 
 
-def test_hf_backend_declares_no_structured_output() -> None:
+def test_hf_backend_declares_structured_output_with_llguidance() -> None:
     pytest.importorskip("transformers")
+    pytest.importorskip("llguidance")
+    # nothing is loaded before a request (tests/models/test_hf_structured.py generates)
+    assert get_model("hf:sshleifer/tiny-gpt2").capabilities.structured_output
+
+
+def test_hf_backend_without_llguidance_declares_no_structured_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("transformers")
+    monkeypatch.setitem(sys.modules, "llguidance", None)  # as if it were not installed
     model = get_model("hf:sshleifer/tiny-gpt2")  # nothing is loaded before a request
     assert not model.capabilities.structured_output
-    with pytest.raises(ModelError, match="JSON schema"):
+    with pytest.raises(ModelError, match="JSON schema.*llguidance"):
         asyncio.run(model.generate(GenerateRequest.chat("hi", response_schema=SCHEMA)))

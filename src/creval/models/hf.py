@@ -23,6 +23,13 @@ tokenizer's chat template; a tokenizer without one gets a plain ``role: content`
   after its processors, here temperature and then top-p, so tokens outside the nucleus
   have probability 0 and are never listed as alternatives). Greedy decoding
   (``temperature == 0``) is a point mass: each token gets log-probability 0.
+* ``request.response_schema`` (a JSON schema) constrains decoding when ``llguidance`` is
+  installed (the ``hf`` extra brings it): :mod:`creval.models.hf_schema` masks, step by
+  step, the tokens that cannot continue JSON of that shape, so the answer is JSON valid for
+  the schema unless ``max_tokens`` cuts it. ``Capabilities.structured_output`` says whether
+  it is there; without llguidance it is False and a request with a schema is refused (the
+  instruments then ask without one, and record that their answers were not constrained).
+  Log-probabilities with ``logprob_source="model"`` stay those of the unconstrained model.
 * The model is loaded on first use and runs in a worker thread under a lock
   (``max_concurrency`` 1), on ``--device`` (default ``cpu``).
 """
@@ -44,6 +51,7 @@ from creval.models.base import (
     TokenLogprob,
     Usage,
 )
+from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
 from creval.quiet import quiet_hf
 
 if TYPE_CHECKING:
@@ -100,13 +108,14 @@ class HFModel:
         self.device = options.device or "cpu"
         self.capabilities = Capabilities(
             logprobs=True, sampling_logprobs=True, prompt_logprobs=True, n=True, images=False,
-            seed=True,
+            seed=True, structured_output=_schema_available(),
         )
         self._lock = threading.Lock()  # the model: one generation at a time
         self._tokenizer_lock = threading.Lock()
         self._tokenizer: Any = None
         self._model: Any = None
         self._identity: dict[str, Any] | None = None
+        self._constraint: Any = None  # hf_schema.SchemaConstraint, built on first use
 
     @property
     def loaded(self) -> bool:
@@ -184,13 +193,12 @@ class HFModel:
         it is asked for alone or in a batch (the runner tops up partial runs one by one).
         Greedy decoding makes one call and copies it.
 
-        Structured output is not offered (``Capabilities.structured_output`` is False): no
-        constrained-decoding library is a dependency yet, so a ``response_schema`` is refused
-        rather than silently ignored.
+        A ``response_schema`` constrains decoding (see the module docstring); without
+        llguidance it is refused rather than silently ignored.
         """
-        if request.response_schema is not None:
-            raise ModelError(f"{self.spec}: the hf backend cannot constrain answers to a JSON "
-                             "schema; ask without response_schema.")
+        if request.response_schema is not None and not self.capabilities.structured_output:
+            raise ModelError(f"{self.spec}: constraining answers to a JSON schema needs llguidance "
+                             "(pip install 'creval[hf]'); ask without response_schema.")
         if any(m.has_images() for m in request.messages):
             raise ModelError(f"{self.spec} cannot read images (the hf backend is text-only)")
         if request.temperature == 0 or request.n == 1:
@@ -234,6 +242,10 @@ class HFModel:
                     temperature=request.temperature, top_p=request.top_p, top_k=0,
                     min_p=0.0, typical_p=1.0, epsilon_cutoff=0.0, eta_cutoff=0.0,
                 )
+            if request.response_schema is not None:
+                kwargs["logits_processor"] = [self._schema_processor(
+                    tokenizer, eos, request.response_schema, len(prompt), kwargs["num_return_sequences"]
+                )]  # fmt: skip
             input_ids = torch.tensor([prompt], dtype=torch.long, device=model.device)
             torch.manual_seed(DEFAULT_SEED if request.seed is None else request.seed)
             try:
@@ -253,6 +265,15 @@ class HFModel:
                     self._completion(tokenizer, new[row], logits, row, eos, request, prompt, i == 0)
                 )
             return completions
+
+    def _schema_processor(self, tokenizer: Any, eos: set[int], schema: dict[str, Any],
+                          prompt_length: int, rows: int) -> Any:  # fmt: skip
+        """The logits processor that keeps this call's answers to ``schema`` (lock held)."""
+        from creval.models.hf_schema import SchemaConstraint
+
+        if self._constraint is None:
+            self._constraint = SchemaConstraint(tokenizer, eos, self.spec)
+        return self._constraint.processor(schema, prompt_length, rows)
 
     @staticmethod
     def _completion(
@@ -311,37 +332,53 @@ class HFModel:
         )
 
     # -- scoring ------------------------------------------------------------------------------
-    async def prompt_logprobs(self, text: str) -> list[TokenLogprob]:
-        """Log-probability of each token of ``text`` given the tokens before it (no chat
-        template). When the tokenizer adds a BOS token every text token is scored; otherwise
-        the first token has no context and is left out."""
-        return await asyncio.to_thread(self._prompt_logprobs_sync, text)
+    async def prompt_logprobs(self, request: PromptRequest) -> PromptScores:
+        """Log-probability of each token of ``request.text`` given the tokens before it (no
+        chat template), in windows of ``request.window`` tokens (default: the model's
+        context, :func:`context_length`). When the tokenizer adds a BOS token every text
+        token is scored; otherwise the first token has no context and is left out."""
+        return await asyncio.to_thread(self._prompt_logprobs_sync, request)
 
-    def _prompt_logprobs_sync(self, text: str) -> list[TokenLogprob]:
+    def _prompt_logprobs_sync(self, request: PromptRequest) -> PromptScores:
         import torch
 
         with self._lock:
             tokenizer, model = self._load()
-            ids: list[int] = tokenizer(text, add_special_tokens=True)["input_ids"]
-            if len(ids) < 2:
-                return []
-            input_ids = torch.tensor([ids], dtype=torch.long, device=model.device)
-            with torch.inference_mode():
-                logits = model(input_ids=input_ids).logits[0, :-1].float()
-            logprobs = torch.log_softmax(logits, dim=-1)
-            target = torch.tensor(ids[1:], device=logprobs.device)
-            values = logprobs.gather(1, target[:, None])[:, 0].tolist()
-            pieces = token_pieces(tokenizer, ids)[1:]
-            return [
-                TokenLogprob(token=piece, logprob=float(v))
-                for piece, v in zip(pieces, values, strict=True)
-            ]
+            window, stride = request.resolve(context_length(model, tokenizer), self.spec)
+            ids: list[int] = tokenizer(request.text, add_special_tokens=True)["input_ids"]
+
+            def score(part: list[int]) -> list[float]:
+                input_ids = torch.tensor([part], dtype=torch.long, device=model.device)
+                with torch.inference_mode():
+                    logits = model(input_ids=input_ids).logits[0, :-1].float()
+                logprobs = torch.log_softmax(logits, dim=-1)
+                target = torch.tensor(part[1:], device=logprobs.device)
+                return list(logprobs.gather(1, target[:, None])[:, 0].tolist())
+
+            scored, windows, fed = score_in_windows(ids, window, stride, score)
+            pieces = token_pieces(tokenizer, ids)
+        tokens = [TokenLogprob(token=pieces[pos], logprob=float(v)) for pos, v in scored]
+        return PromptScores(tokens=tokens, window=window, stride=stride, windows=windows,
+                            usage=Usage(input_tokens=fed))
 
     async def aclose(self) -> None:
         """Drop the model and tokenizer (they are reloaded on the next request)."""
         with self._lock:
             self._model = None
             self._tokenizer = None
+            self._constraint = None
+
+
+def context_length(model: Any, tokenizer: Any) -> int | None:
+    """The model's context in tokens: its config's ``max_position_embeddings`` (or
+    ``n_positions``), else the tokenizer's ``model_max_length`` when that is a real number."""
+    config = getattr(model, "config", None)
+    for name in ("max_position_embeddings", "n_positions", "n_ctx"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 1:
+            return value
+    limit = getattr(tokenizer, "model_max_length", None)
+    return limit if isinstance(limit, int) and 1 < limit < 10**7 else None
 
 
 def _eos_ids(tokenizer: Any, model: Any) -> set[int]:
@@ -352,6 +389,13 @@ def _eos_ids(tokenizer: Any, model: Any) -> set[int]:
         elif isinstance(value, (list, tuple)):
             ids.update(int(v) for v in value)
     return ids
+
+
+def _schema_available() -> bool:
+    """Whether llguidance (constrained decoding) is installed; nothing is imported."""
+    from importlib.util import find_spec
+
+    return find_spec("llguidance") is not None
 
 
 def _cached_revision(name: str) -> str | None:
