@@ -62,6 +62,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[Path]
 class FakeEmbedder:
     """Originals and alpha along x, beta along y, gamma at 60 degrees: distances 0, 1, 0.5."""
 
+    spec = "fake"
+
     def __init__(self) -> None:
         self.originals = {s.story for s in load_stories(None, "en")}
 

@@ -155,7 +155,7 @@ def _embedder(spec: str | Embedder) -> tuple[str, Embedder]:
         from creval.embed import get_embedder
 
         return spec, get_embedder(spec)
-    return str(spec.identity().get("model", type(spec).__name__)), spec
+    return spec.spec, spec
 
 
 def embedder_correlations(runs: Sequence[PathLike], labels: PathLike,
@@ -196,7 +196,7 @@ def embedder_correlations_analysis(runs: Sequence[PathLike], labels: PathLike,
 
 
 def _embedder_name(spec: str | Embedder) -> str:
-    return spec if isinstance(spec, str) else str(spec.identity())
+    return spec if isinstance(spec, str) else spec.spec
 
 
 def sat_reliability(runs: Sequence[PathLike], labels: PathLike | None = None, *,
