@@ -37,10 +37,14 @@ class NeoCoderOptions(BenchmarkOptions):
     )
     rounds: int = option(5, "Denial rounds T (mode denial).", ge=1)
     states: str | None = option(None, "Only these states, e.g. '0,1,2' (mode evaluate).", kind="scale")
-    strategy: Literal["direct", "sampling", "self_correction", "planning"] = option(
+    strategy: Literal["direct", "sampling", "self_correction", "planning", "mcts"] = option(
         "direct", "Reasoning strategy (section 5.3)."
     )
-    k: int = option(5, "Samples per state for --strategy sampling.", ge=1)
+    k: int = option(5, "Samples per state for --strategy sampling; programs generated (the "
+                    "search budget) for --strategy mcts.", ge=1)
+    mcts_width: int = option(2, "Programs asked per tree expansion (--strategy mcts).", ge=1)
+    mcts_lines: int = option(2, "Program lines per tree edge (--strategy mcts).", ge=1)
+    mcts_c: float = option(1.0, "Exploration weight of P-UCB (--strategy mcts).", ge=0.0)
     correction_rounds: int = option(2, "Revisions for --strategy self_correction.", ge=1)
     detector: Literal["llm", "static", "both"] = option(
         "llm", "Technique detection: llm (the paper; asks --judge), static (AST, no model), or "
@@ -105,10 +109,13 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
     # -- evaluation ---------------------------------------------------------------------------
     def _evaluate_run(self, statement: str, problem_id: str, dataset: NeoCoderDataset,
                       options: NeoCoderOptions) -> Any:
+        from creval.benchmarks.neocoder.mcts import MctsSettings
         from creval.benchmarks.neocoder.strategies import Sampling, solve
 
         sampling = Sampling(temperature=options.temperature, max_tokens=options.max_tokens,
                             seed=options.seed, system=self._system(options))
+        mcts = MctsSettings(rollouts=options.k, width=options.mcts_width, lines=options.mcts_lines,
+                            c=options.mcts_c)
 
         async def run(ctx: UnitContext) -> dict[str, Any]:
             async def target(request: GenerateRequest) -> list[Completion]:
@@ -120,7 +127,12 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
                 revise_template=load_prompt("neocoder_self_correct"),
                 plan_template=load_prompt("neocoder_plan"),
                 code_after_plan=load_prompt("neocoder_plan_code"),
+                reward=_reward(dataset, problem_id), mcts=mcts,
+                continue_template=load_prompt("neocoder_mcts_continue"),
             )
+            if "search" in output:  # each judged program ran once per example test
+                output["search"]["sandbox_runs"] = (output["search"]["programs_judged"]
+                                                    * len(dataset.tests_for(problem_id)))
             if options.detector in ("llm", "both"):
                 detected = [await _detect(ctx, answer, role="judge") for answer in output["answers"]]
                 output["llm_techniques"] = [d["techniques"] for d in detected]
@@ -243,3 +255,17 @@ def _feedback(dataset: NeoCoderDataset, problem_id: str) -> Any:
         return None
 
     return feedback
+
+
+def _reward(dataset: NeoCoderDataset, problem_id: str) -> Any:
+    """The MCTS reward: the share of the example tests a program passes, judged in the sandbox."""
+    from creval.benchmarks.neocoder.judge import judge_program
+
+    async def reward(program: str) -> float:
+        tests = dataset.tests_for(problem_id)
+        result = await asyncio.to_thread(judge_program, program, tests)
+        if not result.tests:
+            return 0.0
+        return sum(t.verdict.value == "pass" for t in result.tests) / len(result.tests)
+
+    return reward

@@ -9,24 +9,31 @@
   model already sees, so no hidden test leaks.
 * ``planning``: ask for a short plan first, then for the code that follows the plan
   (self-planning, Jiang et al. 2023b).
-
-MCTS (Zhang et al. 2023) is not built: it needs token-level tree search inside the decoder.
+* ``mcts``: Monte-Carlo tree search over partial programs, each rollout's program rewarded
+  by its pass rate on the example tests in the sandbox, the best program found answering
+  (Zhang et al. 2023, at the granularity of lines: :mod:`.mcts`). ``k`` is its budget of
+  generated programs, as for sampling.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from creval.benchmarks.common import format_prompt
 from creval.models.base import Completion, GenerateRequest, Message
 
-Strategy = Literal["direct", "sampling", "self_correction", "planning"]
-STRATEGIES: tuple[str, ...] = ("direct", "sampling", "self_correction", "planning")
+if TYPE_CHECKING:
+    from creval.benchmarks.neocoder.mcts import MctsSettings
+
+Strategy = Literal["direct", "sampling", "self_correction", "planning", "mcts"]
+STRATEGIES: tuple[str, ...] = ("direct", "sampling", "self_correction", "planning", "mcts")
 Generate = Callable[[GenerateRequest], Awaitable[list[Completion]]]
 #: Runs the example tests on an answer: None when all pass, else feedback for the model.
 Feedback = Callable[[str], Awaitable[str | None]]
+#: The share of the example tests a program passes (sandboxed), for mcts.
+Reward = Callable[[str], Awaitable[float]]
 
 
 @dataclass(frozen=True)
@@ -58,11 +65,15 @@ async def solve(
     revise_template: str = "",
     plan_template: str = "",
     code_after_plan: str = "",
+    reward: Reward | None = None,
+    mcts: MctsSettings | None = None,
+    continue_template: str = "",
 ) -> dict[str, Any]:
     """Answers of one strategy to one (constrained) problem prompt.
 
     Returns ``{"answers": [...], "trace": [...]}``; ``answers`` holds every final answer
-    (``k`` for sampling, one otherwise); ``trace`` what happened on the way.
+    (``k`` for sampling, one otherwise); ``trace`` what happened on the way; mcts adds
+    ``search`` (requests, programs generated and judged, tree size, best reward).
     """
     user = [Message(role="user", content=prompt)]
     if strategy == "direct":
@@ -99,4 +110,13 @@ async def solve(
             (c,) = await generate(_request(messages, sampling))
             answer = c.text
         return {"answers": [answer], "trace": trace}
+    if strategy == "mcts":
+        from creval.benchmarks.neocoder.mcts import MctsSettings as Settings
+        from creval.benchmarks.neocoder.mcts import mcts_solve
+
+        if reward is None:
+            raise ValueError("mcts needs a reward function")
+        settings = mcts or Settings(rollouts=k)
+        return await mcts_solve(generate, prompt, _request([], sampling), reward, settings,
+                                continue_template)
     raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
