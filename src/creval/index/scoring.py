@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from creval.metrics.creativity_index import (
     DEFAULT_MAX_L,
@@ -36,20 +36,42 @@ class CIOutcome:
     result: CreativityIndex | None
     n_words: int
     excluded: str | None = None
+    #: Spans matched near-verbatim only (0 without near-verbatim matching).
+    near_spans: int = 0
+
+
+class NearMatcher(Protocol):
+    """Near-verbatim spans (see :class:`creval.index.near.NearVerbatim`)."""
+
+    def identity(self) -> dict[str, Any]: ...
+
+    def spans(self, tokens: list[str], *, min_l: int, max_l: int) -> list[tuple[int, int]]: ...
 
 
 def score_text(index: MatchIndex, text: str, *, min_l: int = DEFAULT_MIN_L,
-               max_l: int = DEFAULT_MAX_L) -> CIOutcome:
+               max_l: int = DEFAULT_MAX_L, near: NearMatcher | None = None) -> CIOutcome:
+    """The index of one text from verbatim matches, plus near-verbatim ones with ``near``."""
     if not text.strip():
         return CIOutcome(None, 0, "empty text")
     tokens = index.words(text)
     if len(tokens) <= max_l:
         return CIOutcome(None, len(tokens), f"too short: {len(tokens)} words, needs more than {max_l}")
     spans = spans_from_match_ends(index.match_ends(tokens))
-    return CIOutcome(creativity_index(len(tokens), spans, min_l=min_l, max_l=max_l), len(tokens))
+    added = near_only(spans, near.spans(tokens, min_l=min_l, max_l=max_l)) if near else []
+    result = creativity_index(len(tokens), spans + added, min_l=min_l, max_l=max_l)
+    return CIOutcome(result, len(tokens), near_spans=len(added))
+
+
+def near_only(verbatim: list[tuple[int, int]], near: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The near-verbatim spans not inside a verbatim one (those add coverage, or may).
+
+    >>> near_only([(0, 6)], [(1, 6), (4, 9)])
+    [(4, 9)]
+    """
+    return [(a, b) for a, b in near if not any(c <= a and b <= d for c, d in verbatim)]
 
 
 def score_texts(index: MatchIndex, texts: Sequence[str], *, min_l: int = DEFAULT_MIN_L,
-                max_l: int = DEFAULT_MAX_L) -> list[CIOutcome]:
+                max_l: int = DEFAULT_MAX_L, near: NearMatcher | None = None) -> list[CIOutcome]:
     """One outcome per text, in order."""
-    return [score_text(index, t, min_l=min_l, max_l=max_l) for t in texts]
+    return [score_text(index, t, min_l=min_l, max_l=max_l, near=near) for t in texts]

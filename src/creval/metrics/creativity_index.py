@@ -34,13 +34,14 @@ covered, uniqueness 2/8. For L = 6 no span is long enough: uniqueness 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
     "CreativityIndex",
     "creativity_index",
     "l_uniqueness",
+    "near_match_spans",
     "spans_from_match_ends",
 ]
 
@@ -132,6 +133,31 @@ def spans_from_match_ends(match_ends: Sequence[int]) -> list[tuple[int, int]]:
             raise ValueError(f"match_ends[{i}] = {end!r} must be an integer in {i}..{n}.")
         if end > i:
             out.append((i, end))
+    return out
+
+
+def near_match_spans(
+    best_similarity: Mapping[int, Sequence[float]], *, threshold: float
+) -> list[tuple[int, int]]:
+    """Near-verbatim match spans (seed 002 appendix B; Lu et al. 2024's semantic matching).
+
+    ``best_similarity[L][i]`` is the highest similarity of the text's words ``i .. i + L - 1``
+    to any ``L``-word span of the corpus (for example the cosine of their embeddings); the
+    span ``(i, i + L)`` is a match when it reaches ``threshold``. Unlike verbatim matches, a
+    part of a near match need not be one, so each ``L`` is judged on its own spans.
+
+    Hand calculation: two-word spans at 0, 1 and 2 have best similarities 0.95, 0.5 and 0.91;
+    with threshold 0.9 the spans at 0 and 2 match: ``(0, 2)`` and ``(2, 4)``.
+
+    >>> near_match_spans({2: [0.95, 0.5, 0.91]}, threshold=0.9)
+    [(0, 2), (2, 4)]
+    """
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}.")
+    out = []
+    for length, similarities in sorted(best_similarity.items()):
+        _int(length, "a span length", minimum=1)
+        out += [(i, i + length) for i, sim in enumerate(similarities) if sim >= threshold]
     return out
 
 

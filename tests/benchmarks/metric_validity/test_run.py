@@ -77,3 +77,28 @@ def test_run_metric_validity_offline(index_dir: Path, tmp_path: Path) -> None:
 def test_run_rejects_bad_metrics(tmp_path: Path) -> None:
     done = creval("run", "metric-validity", "--metrics", "ci,vibes", "--out", str(tmp_path / "r"))
     assert done.returncode == 2 and "--metrics takes" in done.stderr
+
+
+def test_near_verbatim_through_score_ci_and_the_run(index_dir: Path, tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers", reason="needs the 'embed' extra")
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "para", "text": "Hold the jar tightly with one hand and turn the lid '
+                     'with your other hand."}\n', encoding="utf-8")
+    rows = {}
+    for args in ((), ("--near-verbatim", "0.8")):
+        out = tmp_path / f"scores{len(args)}.jsonl"
+        done = creval("score", "ci", str(texts), "--index", str(index_dir), "--out", str(out), *args)
+        assert done.returncode == 0, done.stderr
+        rows[bool(args)] = json.loads(out.read_text(encoding="utf-8"))
+    assert rows[True]["near_spans"] > 0 and "near_spans" not in rows[False]
+    assert rows[True]["creativity_index_mean"] < rows[False]["creativity_index_mean"]
+    run = tmp_path / "run"
+    done = creval("run", "metric-validity", "--metrics", "ci", "--index", str(index_dir), "--limit", "4",
+                  "--near-verbatim", "0.8", "--out", str(run), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    assert scores["creativity_index"]["matching"]["threshold"] == 0.8
+    assert "Near-verbatim matches added" in (run / "report.md").read_text(encoding="utf-8")
+    done = creval("run", "metric-validity", "--metrics", "ci", "--near-verbatim", "2",
+                  "--out", str(tmp_path / "bad"), "--no-progress")
+    assert done.returncode == 2 and "near_verbatim" in done.stderr.replace("-", "_")

@@ -144,16 +144,25 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         from creval.index.remote import open_index
 
         index = open_index(options.index, min_length=min(options.min_l, 5))
+        near = None
+        if options.near_verbatim is not None:
+            from creval.embed import get_embedder
+            from creval.index.near import NearVerbatim
+
+            near = NearVerbatim(index, get_embedder(options.near_embedder), threshold=options.near_verbatim)
         ci = creativity_scores(items, index, min_l=options.min_l, max_l=options.max_l,
-                               per_text=per_text, excluded=excluded)
+                               per_text=per_text, excluded=excluded, near=near)
         out["creativity_index"] = ci
         where = ci["index"].get("path") or f"the infini-gram API corpus {ci['index'].get('corpus')}"
         size = f" ({ci['index']['words']} words)" if ci["index"].get("words") else ""
         notes.append(
             f"Creativity Index over L = {options.min_l}..{options.max_l} (mean and sum of "
             f"L-uniqueness), exact word matches in {where}{size}; {ci['queries']} index "
-            f"queries for {len(items)} texts. Near-verbatim matching (seed 002 appendix B) "
-            "is not implemented."
+            f"queries for {len(items)} texts. " + (
+                f"Near-verbatim matches added (seed 002 appendix B): spans of {options.min_l}+ "
+                f"words at cosine >= {options.near_verbatim} to a corpus span under "
+                f"{options.near_embedder}; {ci['near_spans']} span(s) beyond the verbatim ones."
+                if near is not None else "Verbatim matches only (--near-verbatim adds near ones).")
         )
         if ci["index"].get("words") is not None and ci["index"]["words"] < SMALL_INDEX_WORDS:
             notes.append("The reference corpus is small: few spans match, which inflates "

@@ -15,6 +15,7 @@ from typing import Any
 
 from creval.benchmarks.metric_validity.data import LabelledText
 from creval.errors import CrevalError
+from creval.index.scoring import NearMatcher, near_only
 from creval.metrics.creativity_index import creativity_index, spans_from_match_ends
 from creval.metrics.diversity import distinct_n, self_bleu
 from creval.metrics.templates import (
@@ -34,13 +35,16 @@ PerText = dict[str, dict[str, float]]
 
 
 def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, max_l: int,
-                      per_text: PerText, excluded: Counter[str]) -> dict[str, Any]:
+                      per_text: PerText, excluded: Counter[str],
+                      near: NearMatcher | None = None) -> dict[str, Any]:
     """Fill ``ci_mean``/``ci_sum`` per text; return the L sensitivity tables and the index.
 
     ``index`` is a :class:`~creval.index.local.LocalIndex` or a
     :class:`~creval.index.remote.RemoteIndex` (whose matches shorter than its
-    ``min_length`` are not looked for, so the L curve starts there).
+    ``min_length`` are not looked for, so the L curve starts there). With ``near``, spans
+    of ``min_l`` words and more that match near-verbatim are added to the verbatim ones.
     """
+    near_added = 0
     first_l = getattr(index, "min_length", 1)
     longest = max([max_l, *(hi for _, hi in SENSITIVITY_RANGES)])
     by_l: dict[int, dict[int, list[float]]] = {label: {}for label in (1, 0)}
@@ -54,9 +58,13 @@ def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, 
             excluded[f"ci: {max_l} words or fewer"] += 1
             continue
         spans = spans_from_match_ends(index.match_ends(tokens))
+        top = min(longest, len(tokens) - 1)
+        if near is not None:
+            added = near_only(spans, near.spans(tokens, min_l=min_l, max_l=top))
+            near_added += len(added)
+            spans += added
         main = creativity_index(len(tokens), spans, min_l=min_l, max_l=max_l)
         per_text.setdefault(item.id, {}).update(ci_mean=main.mean, ci_sum=main.total)
-        top = min(longest, len(tokens) - 1)
         curve = creativity_index(len(tokens), spans, min_l=first_l, max_l=top).uniqueness
         for length, value in curve.items():
             by_l[item.label].setdefault(length, []).append(value)
@@ -67,6 +75,8 @@ def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, 
     return {
         "index": index.identity(),
         "queries": index.queries,
+        "matching": near.identity() if near is not None else {"matching": "verbatim"},
+        "near_spans": near_added,
         "uniqueness_by_l": [
             {"L": length, **{name: _mean(by_l[label].get(length, [])) for label, name in ((1, "creative"), (0, "uncreative"))}}
             for length in range(first_l, longest + 1)
