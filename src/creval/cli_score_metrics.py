@@ -52,6 +52,8 @@ def score_ci(
     index: Annotated[str | None, typer.Option(help="Local index folder (creval index build), or api:NAME for the infini-gram API; default: the small starter index.")] = None,
     min_l: Annotated[int, typer.Option(help="Smallest L of the range.")] = 5,
     max_l: Annotated[int, typer.Option(help="Largest L of the range.")] = 7,
+    near_verbatim: Annotated[float | None, typer.Option(help="Also count near-verbatim matches: spans at least this cosine-similar to a corpus span of the same length (e.g. 0.9; local indexes).")] = None,
+    near_embedder: Annotated[str, typer.Option(help="Embedder of the near-verbatim spans.")] = "minilm",
     text_field: TextField = "text",
     out: Out = None,
 ) -> None:
@@ -63,13 +65,20 @@ def score_ci(
         raise CrevalError("--min-l and --max-l need 1 <= min-l <= max-l.")
     texts = read_texts(file, text_field)
     ix = open_index(index, min_length=min_l)
+    near = None
+    if near_verbatim is not None:
+        from creval.embed import get_embedder
+        from creval.index.near import NearVerbatim
+
+        near = NearVerbatim(ix, get_embedder(near_embedder), threshold=near_verbatim)
     rows: list[dict[str, Any]] = []
     for text_id, text in texts:
-        outcome = score_text(ix, text, min_l=min_l, max_l=max_l)
+        outcome = score_text(ix, text, min_l=min_l, max_l=max_l, near=near)
         if outcome.result is None:
             rows.append({"id": text_id, "n_words": outcome.n_words, "excluded": outcome.excluded})
         else:
-            rows.append({"id": text_id, **outcome.result.as_dict()})
+            extra = {"near_spans": outcome.near_spans} if near is not None else {}
+            rows.append({"id": text_id, **outcome.result.as_dict(), **extra})
     scored = [float(r["creativity_index_mean"]) for r in rows if "excluded" not in r]
     mean = sum(scored) / len(scored) if scored else None
     _write(rows, out, f"ci: {len(scored)} scored, {len(rows) - len(scored)} excluded, "

@@ -45,6 +45,11 @@ class MetricValidityOptions(BenchmarkOptions):
     index: str | None = option(None, "Local index folder (creval index build) or api:NAME (the "
                                "infini-gram API); default: the "
                                "small starter index built on first use.", kind="scoring")
+    near_verbatim: float | None = option(
+        None, "Also count near-verbatim matches (seed 002 appendix B): spans whose embedding is "
+        "at least this cosine-similar to a corpus span of the same length (e.g. 0.9; local "
+        "indexes only).", kind="scoring", ge=-1.0, le=1.0)
+    near_embedder: str = option("minilm", "Embedder of the near-verbatim spans.", kind="scoring")
     min_l: int = option(5, "Smallest L of the Creativity Index range.", kind="scoring", ge=1)
     max_l: int = option(7, "Largest L of the Creativity Index range.", kind="scoring", ge=1)
     tagger: str = option("spacy", "POS tagger: spacy, spacy:NAME or sudachi (Japanese).", kind="scoring")
