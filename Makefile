@@ -31,7 +31,7 @@ demo: $(STAMP)
 		--judges multiagent --threads $(shell nproc) --out $(OUT)/macgyver
 	$(VENV)/bin/creval run metric-validity --model local --limit 20 --threads $(shell nproc) \
 		--out $(OUT)/metric-validity
-	$(VENV)/bin/creval run oogiri --model local --limit 3 --threads $(shell nproc) --out $(OUT)/oogiri
+	$(VENV)/bin/creval run oogiri --model local --limit 3 --constrain-answers --threads $(shell nproc) --out $(OUT)/oogiri
 	$(VENV)/bin/creval run lotbench --model local --limit 1 --repeats 1 --max-rounds 2 \
 		--judge-max-tokens 64 --threads $(shell nproc) --out $(OUT)/lotbench
 
