@@ -19,6 +19,13 @@ concurrently. The verdict for a criterion is, by ``aggregate``:
   answers ``[[YES]]``/``[[NO]]`` with a ``[[0.x]]`` confidence (the seed paper's variant).
 
 Usage is counted per persona (``general_public``, ``critic``, ``scientist``) plus ``judge``.
+
+With ``structured=True`` (the judge model's backend can constrain decoding) the answers that
+are verdicts ask for their JSON shape (:mod:`creval.judges.structured`): each referee's
+last-round turn a ``reasoning`` and a YES/NO ``verdict``, the presiding judge's answer those
+and a ``confidence``. They are rendered back into the ``... Verdict: [[YES]] [[0.8]]`` text
+that joins the shared history and that the same strict parsers read; the discussion turns
+before the last round stay free text. ``JudgeVerdict.constrained`` records it.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from creval.judges.criteria import (
     parse_binary,
     parse_confidence,
 )
+from creval.judges.structured import as_text, render_verdict, text_budget, verdict_schema
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.models.base import GenerateRequest
 from creval.prompts import format_prompt
@@ -108,7 +116,8 @@ class ChatEvalJudge:
 
     ``personas`` speak in order each round (ChatEval's best setting: 3 roles, 2 rounds);
     ``temperature`` 0 and ``max_tokens`` 512 are ChatEval's settings. ``prompt_files`` maps
-    any of :data:`PROMPTS` to a replacement template file.
+    any of :data:`PROMPTS` to a replacement template file. ``structured``: the verdict
+    answers ask for their JSON shape (see the module docstring).
     """
 
     generate: GenerateFn
@@ -119,6 +128,7 @@ class ChatEvalJudge:
     temperature: float = 0.0
     max_tokens: int = 512
     prompt_files: Mapping[str, str] = field(default_factory=dict)
+    structured: bool = False
     name: str = "chateval"
     _templates: dict[str, str] = field(init=False, repr=False, default_factory=dict)
 
@@ -161,7 +171,23 @@ class ChatEvalJudge:
             usage=ledger.by_role(),
             stage_usage=ledger.by_stage(),
             details={n: d.details for n, d in zip(names, debates, strict=True)},
+            constrained=self.structured,
         )
+
+    def _verdict_schema(self, *, confidence: bool) -> dict[str, Any] | None:
+        """The JSON shape of a verdict answer when structured (None: free text)."""
+        if not self.structured:
+            return None
+        return verdict_schema(reasoning=True, confidence=confidence,
+                              reasoning_chars=text_budget(self.max_tokens))  # fmt: skip
+
+    async def _ask(self, prompt: str, schema: dict[str, Any] | None, *, role: str, stage: str,
+                   ledger: UsageLedger) -> str:  # fmt: skip
+        """One call; a constrained answer comes back as the text the parsers read."""
+        request = GenerateRequest.chat(prompt, temperature=self.temperature,
+                                       max_tokens=self.max_tokens, response_schema=schema)  # fmt: skip
+        text = await ask(self.generate, request, role=role, stage=stage, ledger=ledger)
+        return as_text(text, render_verdict) if schema is not None else text
 
     async def _debate(self, problem: str, solution: str, criterion: JudgeCriterion,
                       ledger: UsageLedger, failures: list[ParseFailure]) -> _Debate:  # fmt: skip
@@ -178,10 +204,9 @@ class ChatEvalJudge:
                     persona_name=persona.name, persona_description=persona.description,
                     final_instruction=final if last else "",
                 )  # fmt: skip
-                request = GenerateRequest.chat(prompt, temperature=self.temperature,
-                                               max_tokens=self.max_tokens)  # fmt: skip
-                text = await ask(self.generate, request, role=persona.key,
-                                 stage="final" if last else "debate", ledger=ledger)  # fmt: skip
+                schema = self._verdict_schema(confidence=False) if last else None
+                text = await self._ask(prompt, schema, role=persona.key,
+                                       stage="final" if last else "debate", ledger=ledger)  # fmt: skip
                 history.append((persona.name, text))
                 if last and self.aggregate == "majority":
                     votes[persona.key], error = parse_binary(text)
@@ -196,9 +221,8 @@ class ChatEvalJudge:
                      criterion: JudgeCriterion, ledger: UsageLedger,
                      failures: list[ParseFailure]) -> _Debate:  # fmt: skip
         prompt = self._fill("judge_debate_judge", **about, chat_history=format_history(history))
-        request = GenerateRequest.chat(prompt, temperature=self.temperature,
-                                       max_tokens=self.max_tokens)  # fmt: skip
-        text = await ask(self.generate, request, role="judge", stage="judge", ledger=ledger)
+        text = await self._ask(prompt, self._verdict_schema(confidence=True), role="judge",
+                               stage="judge", ledger=ledger)  # fmt: skip
         verdict, error = parse_binary(text)
         if error:
             failures.append(ParseFailure("judge", "judge", criterion.name, error, text))

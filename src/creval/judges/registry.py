@@ -49,10 +49,11 @@ def _multiagent(generate: GenerateFn, *, embedder: str, max_tokens: int, structu
                            structured=structured, **knobs)  # fmt: skip
 
 
-def _chateval(generate: GenerateFn, *, embedder: str, max_tokens: int) -> SolutionJudge:
+def _chateval(generate: GenerateFn, *, embedder: str, max_tokens: int,
+              structured: bool = False) -> SolutionJudge:  # fmt: skip
     from creval.judges.debate import ChatEvalJudge
 
-    return ChatEvalJudge(generate, max_tokens=max_tokens)
+    return ChatEvalJudge(generate, max_tokens=max_tokens, structured=structured)
 
 
 def _single(mode: str) -> JudgeFactory:
