@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -66,6 +66,8 @@ def evaluate(
     out: str | Path | None = None,
     base_url: str | None = None,
     judge_base_url: str | None = None,
+    roles: Mapping[str, str] | None = None,
+    role_base_urls: Mapping[str, str] | None = None,
     api_key: str | None = None,
     timeout: float = 120.0,
     concurrency: int | None = None,
@@ -85,6 +87,9 @@ def evaluate(
     it when there are several; default ``runs/MODEL/BENCHMARK``): the same ``out`` resumes.
     ``cache``: True for the default response cache, a path for another, False for none.
     ``preset="paper"``: each benchmark's judge and resources as its paper used them.
+    ``roles``: models of the benchmarks' own roles (``{"e1": SPEC, "e2": SPEC}`` for
+    lotbench, ``{"rewriter": SPEC}`` for oogiri; see ``Benchmark.extra_roles``), each falling
+    back to ``judge``, then ``model``; ``role_base_urls`` their endpoints, as ``judge_base_url``.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
@@ -92,7 +97,7 @@ def evaluate(
     """
     names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
     plans = plan_runs(names, dict(options), Path(out) if out is not None else None, model,
-                      preset=preset, judge=judge)
+                      preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads,
                                  structured_output=structured_output)
@@ -102,12 +107,14 @@ def evaluate(
             update={"base_url": judge_base_url}),
         cache=_cache_path(cache), retry=RetryPolicy(attempts=max(1, retries)),
         progress=progress, rescore=rescore,
+        role_options={r: model_options.model_copy(update={"base_url": u})
+                      for r, u in (role_base_urls or {}).items()},
     )
 
     def work() -> EvalResult:
         return EvalResult(
             _result(run_benchmark(p.benchmark, p.options, p.out,
-                                  settings if p.judge == judge else replace(settings, judge=p.judge)))
+                                  replace(settings, judge=p.judge, roles=p.roles)))
             for p in plans
         )
 

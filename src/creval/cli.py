@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from creval.cli_common import flag_options, parse_extra_options
+from creval.cli_roles import role_values, roles_table
 from creval.errors import CrevalError
 
 
@@ -55,6 +56,7 @@ def _register_subcommands() -> None:
     from creval.cli_play import play_app
     from creval.cli_sandbox import sandbox_app
     from creval.cli_score import score_app
+    from creval.cli_train import train_app
 
     app.add_typer(score_app, name="score")
     app.add_typer(data_app, name="data")
@@ -63,6 +65,7 @@ def _register_subcommands() -> None:
     app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
     app.add_typer(register_all(), name="analyze")
+    app.add_typer(train_app, name="train")
 
 
 def _flags(names: list[str]) -> set[str]:
@@ -119,6 +122,8 @@ def list_benchmarks(
         seed = f" (seed {cls.seed_paper})" if cls.seed_paper else ""
         console.print(f"[bold]{name}[/]{seed}: {cls.description}")
         console.print(_options_table(cls))
+        if cls.extra_roles:
+            console.print(roles_table(cls))
         console.print()
 
 
@@ -134,6 +139,7 @@ def run(
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR.")] = "local",
     judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself).")] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: the model of a benchmark's own role (lotbench: e1, e2; oogiri: rewriter), as --NAME SPEC does; it falls back to --judge, then --model. --NAME-base-url URL gives its endpoint.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory (the same --out resumes). With several benchmarks, one subfolder each.")] = None,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
@@ -168,7 +174,9 @@ def run(
     values: dict[str, Any] = parse_extra_options(tokens[split:], _flags(tokens[:split]))
     if limit is not None:
         values["limit"] = limit
-    plans = plan_runs(tokens[:split], values, out, model, preset=preset, judge=judge)  # bad input stops here
+    values, roles, role_urls = role_values(tokens[:split], values, role or [])
+    plans = plan_runs(tokens[:split], values, out, model, preset=preset, judge=judge,
+                      roles=roles, role_urls=role_urls)  # bad input stops here
     if dry_run:
         _print_dry_run(plans)
         return
@@ -190,11 +198,12 @@ def run(
         progress=progress,
         concurrency=None,
         rescore=rescore,
+        role_options={r: model_options.model_copy(update={"base_url": u}) for r, u in role_urls.items()},
     )
     results = []
     for plan in plans:
         _console(stderr=True).print(f"[bold]{plan.benchmark.name}[/] -> {plan.out}")
-        chosen = settings if plan.judge == judge else dataclasses.replace(settings, judge=plan.judge)
+        chosen = dataclasses.replace(settings, judge=plan.judge, roles=plan.roles)
         results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
     _print_results(results)
     if any(r.scores.get("units", {}).get("errors", 0) or r.endpoints_down for r in results):
@@ -229,6 +238,9 @@ def _run_help(ctx: typer.Context, names: list[str]) -> None:
         cls = type(get_benchmark(name))
         console.print(f"\n[bold]{name} options[/]: {cls.description}")
         console.print(_options_table(cls))
+        if cls.extra_roles:
+            console.print(f"[bold]{name} model roles[/] (each falls back to --judge, then --model):")
+            console.print(roles_table(cls))
 
 
 def _print_results(results: list[Any]) -> None:

@@ -9,22 +9,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import platform
 import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions
 from creval.errors import CrevalError
-from creval.models import Model, ModelOptions, get_model
+from creval.models import Model, ModelOptions
 from creval.models.base import EndpointUnreachable, digest
 from creval.records import RECORDS, Scores, latest_records, read_records, superseded_count
 from creval.redact import redact_argv
+from creval.roles import (
+    Choice,
+    build,
+    check_role_names,
+    check_roles,
+    choose,
+    describe,
+    describe_roles,
+    self_roles,
+)
 from creval.runner.cache import ResponseCache, default_cache_path
 from creval.runner.counters import Counters, sum_usage
 from creval.runner.engine import RetryPolicy, Runner, Unit
@@ -43,6 +53,10 @@ class RunSettings:
     #: The judge of LLM-judged benchmarks; None means the target model judges itself.
     judge: str | None = None
     judge_options: ModelOptions | None = None
+    #: Models of the benchmark's own roles (``{"e1": SPEC}``), each falling back to the judge.
+    roles: dict[str, str] = field(default_factory=dict)
+    #: Options of those roles that differ from ``model_options`` (``--e1-base-url``).
+    role_options: dict[str, ModelOptions] = field(default_factory=dict)
     cache: Path | None = field(default_factory=default_cache_path)  # None: no cache
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: bool = True
@@ -76,6 +90,7 @@ def _check_compatible(
                 f"{out} was run with a different {role} ({old.get(role, {}).get('identity')}). "
                 "Use another --out for a new run."
             )
+    check_roles(old, new, out)
     old_gen, new_gen = old.get("generation", {}), new.get("generation", {})
     changed = sorted(k for k in set(old_gen) | set(new_gen) if old_gen.get(k) != new_gen.get(k))
     if changed:
@@ -150,26 +165,21 @@ def _check_inputs(store: RunStore, units: list[Unit], out: Path) -> None:
                 )
 
 
-def _describe(model: Model) -> dict[str, Any]:
-    return {
-        "spec": model.spec,
-        "identity": model.identity(),
-        "capabilities": model.capabilities.model_dump(),
-    }
-
-
 def build_manifest(
-    benchmark: Benchmark, options: BenchmarkOptions, models: dict[str, Model]
+    benchmark: Benchmark, options: BenchmarkOptions, models: dict[str, Model],
+    choices: dict[str, Choice] | None = None,
 ) -> dict[str, Any]:
     model = models["target"]
-    extra = {"judge": _describe(models["judge"])} if "judge" in models else {}
+    extra: dict[str, Any] = {"judge": describe(models["judge"])} if "judge" in models else {}
+    if choices is not None and benchmark.extra_roles:
+        extra["roles"] = describe_roles(benchmark, models, choices)
     return {
         "creval_manifest": 1,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "benchmark": benchmark.name,
         "seed_paper": benchmark.seed_paper,
         "model_spec": model.spec,
-        "model": _describe(model),
+        "model": describe(model),
         **extra,
         "options": options.model_dump(mode="json"),
         "generation": benchmark.generation_fingerprint(options),
@@ -190,18 +200,18 @@ def run_benchmark(
     Bad input (options, files, a model spec, an endpoint that does not answer) stops before
     the run directory is created or changed.
     """
-    model = get_model(settings.model, settings.model_options)
+    choices = choose(
+        benchmark, model=settings.model, model_options=settings.model_options,
+        judge=settings.judge, judge_options=settings.judge_options, roles=settings.roles,
+        role_options=settings.role_options,
+    )
+    models = build(choices)
+    model = models["target"]
     if settings.model.startswith("replay:"):
         options = _replay_options(benchmark, options, model)
     units = benchmark.units(options)
-    models: dict[str, Model] = {"target": model}
-    if "judge" in benchmark.roles:
-        same = settings.judge in (None, settings.model) and settings.judge_options is None
-        models["judge"] = model if same else get_model(
-            settings.judge or settings.model, settings.judge_options or settings.model_options
-        )
     unique = list({id(m): m for m in models.values()}.values())
-    manifest = build_manifest(benchmark, options, models)
+    manifest = build_manifest(benchmark, options, models, choices)
     old = read_manifest(out)
     if old is not None:
         _check_compatible(old, manifest, out)
@@ -231,8 +241,7 @@ def run_benchmark(
         if cache is not None:
             cache.close()
     scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
-    if models.get("judge") is model:
-        _label_self_judged(scores, store)
+    _label_self_judged(scores, store, self_roles(models))
     history = store.invocations()
     scores["usage"] = {
         "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
@@ -276,15 +285,22 @@ async def _run(
 SELF_JUDGED = "self-judged: not comparable with published numbers"
 
 
-def _label_self_judged(scores: dict[str, Any], store: RunStore) -> None:
-    """When the tested model also judged (detected, evaluated) its own answers, the headline
-    and the warnings say so: published numbers come from another judge."""
-    judged = any(c.get("role") == "judge" for r in store.latest().values() for c in r.calls)
+def _label_self_judged(scores: dict[str, Any], store: RunStore, roles: list[str]) -> None:
+    """When the tested model also played the judge (detector, evaluator, rewriter) of its own
+    answers in ``roles``, the headline and the warnings say so: published numbers come from
+    other models."""
+    called = {c.get("role") for r in store.latest().values() for c in r.calls}
+    judged = [role for role in roles if role in called]
     if not judged:
         return
     scores["headline"] = {**scores.get("headline", {}), "judged_by": SELF_JUDGED}
-    warning = (f"The judge was the tested model itself ({SELF_JUDGED}); pass --judge SPEC "
-               "(or --preset paper) for the paper's judge.")
+    if judged == ["judge"]:
+        warning = (f"The judge was the tested model itself ({SELF_JUDGED}); pass --judge SPEC "
+                   "(or --preset paper) for the paper's judge.")
+    else:
+        flags = " ".join(f"--{role} SPEC" for role in judged if role != "judge")
+        warning = (f"The {', '.join(judged)} model was the tested model itself ({SELF_JUDGED});"
+                   f" pass {flags} or --judge SPEC (or --preset paper) for the paper's choice.")
     if warning not in scores.setdefault("warnings", []):
         scores["warnings"].append(warning)
 
@@ -346,26 +362,29 @@ def error_causes(errors: list[str], *, most: int = 5) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Plan:
-    """One benchmark to run: its validated options, run directory and, when a preset chose
-    one, its judge."""
+    """One benchmark to run: its validated options, run directory and, when the user or a
+    preset chose them, its judge and the models of its own roles."""
 
     benchmark: Benchmark[Any]
     options: BenchmarkOptions
     out: Path
     judge: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
 
 
 def plan_runs(
     names: list[str], values: dict[str, Any], out: Path | None, model: str,
     *, preset: str | None = None, judge: str | None = None,
+    roles: Mapping[str, str] | None = None, role_urls: Mapping[str, str] | None = None,
 ) -> list[Plan]:
     """Benchmarks with their validated options and run directories, before anything runs.
 
     ``values`` are option values by name (``{"trials": "5"}``); each benchmark takes those
     it has, and a name no chosen benchmark has is an error. The run directory is ``out``
     for one benchmark, else ``out/NAME``; without ``out``, ``runs/MODEL/NAME``. A ``preset``
-    (``paper``) fills the options the user did not give and, without ``judge``, the judge;
-    what it needs is checked here (see :mod:`creval.presets`).
+    (``paper``) fills the options the user did not give and, without ``judge``, the judge
+    and role models; what it needs is checked here (see :mod:`creval.presets`). ``roles``
+    (``{"e1": SPEC}``) and ``role_urls`` must name roles a chosen benchmark declares.
     """
     from creval.benchmarks.base import get_benchmark
     from creval.presets import check_needs, preset_entry
@@ -383,22 +402,24 @@ def plan_runs(
             f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
             f"{', '.join(names)}. See `creval list --verbose` or `creval run NAME --help`."
         )
+    check_role_names(chosen, roles or {}, role_urls or {})
     root = out or Path("runs") / slug(model)
     plans, entries = [], {}
     for bench in chosen:
         mine = {k: v for k, v in values.items() if k in bench.Options.model_fields}
+        mine_roles = {r: s for r, s in (roles or {}).items() if r in bench.extra_roles}
         chosen_judge = judge
         if preset is not None:
-            entry = preset_entry(preset, bench.name, str(mine.get("lang", "en")))
-            if judge is not None:  # the user's judge replaces the preset's, and its needs
-                entry = dataclasses.replace(
-                    entry, needs=tuple(n for n in entry.needs if not n.what.startswith("the judge")))
+            # the user's judge and role models replace the preset's, and their needs
+            entry = preset_entry(preset, bench.name, str(mine.get("lang", "en"))).overridden(
+                judge, mine_roles)
             entries[bench.name] = entry
             mine = {**entry.options, **mine}
             chosen_judge = judge or entry.judge
+            mine_roles = {**entry.roles, **mine_roles}
         options = bench.parse_options(mine)
         run_dir = root if (out is not None and len(chosen) == 1) else root / bench.name
-        plans.append(Plan(bench, options, run_dir, chosen_judge))
+        plans.append(Plan(bench, options, run_dir, chosen_judge, mine_roles))
     if entries:
         check_needs(entries)
     return plans

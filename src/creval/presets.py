@@ -1,6 +1,7 @@
 """``--preset paper``: per benchmark, the judge, models and resources its paper used.
 
-Options the user gives win over the preset; so does ``--judge``. Before anything runs, the
+Options the user gives win over the preset; so do ``--judge`` (over the preset's judge and
+role models) and a role's own ``--ROLE SPEC`` (LoTbench's ``--e1``, ``--e2``). Before anything runs, the
 preset checks that what it needs can be had (an API key for the judge, the hub models cached
 or the hub reachable, local files for GloVe 840B and Olson's word list) and otherwise stops
 with a message listing each missing piece and how to provide it locally.
@@ -9,8 +10,8 @@ with a message listing each missing piece and how to provide it locally.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from creval.errors import CrevalError
@@ -32,6 +33,8 @@ class Need:
     what: str
     available: Callable[[], bool]
     how: str
+    #: The model role it is for ("judge", "e1", ...): a model the user names drops it.
+    role: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,19 @@ class PresetEntry:
     judge: str | None = None
     options: dict[str, str] = field(default_factory=dict)
     needs: tuple[Need, ...] = ()
+    #: Models of the benchmark's own roles (``Benchmark.extra_roles``).
+    roles: dict[str, str] = field(default_factory=dict)
+
+    def overridden(self, judge: str | None, roles: Collection[str]) -> PresetEntry:
+        """This entry less what the user chose: a ``judge`` replaces the preset's judge and
+        every role model (the roles fall back to it); a role named in ``roles`` replaces the
+        preset's model of that role. Their needs go with them."""
+        drop = set(roles) | ({"judge", *self.roles} if judge is not None else set())
+        return replace(
+            self, judge=self.judge if judge is None else None,
+            roles={r: s for r, s in self.roles.items() if r not in drop},
+            needs=tuple(n for n in self.needs if n.role is None or n.role not in drop),
+        )
 
 
 def _api_key() -> bool:
@@ -76,7 +92,16 @@ def _file(env: str, what: str) -> Need:
 def _judge(model: str) -> Need:
     return Need(f"the judge {model}", _api_key,
                 "set OPENAI_API_KEY, or pass --judge SPEC (and --judge-base-url URL) for "
-                "another judge")
+                "another judge", role="judge")
+
+
+def _role(role: str, label: str, model: str) -> Need:
+    return Need(f"the {label} model {model}", _api_key,
+                f"set OPENAI_API_KEY, or pass --{role} SPEC (and --{role}-base-url URL) or "
+                "--judge SPEC for another model", role=role)
+
+
+_GPT4O_MINI = "openai:gpt-4o-mini"
 
 
 _GPT4O = PresetEntry(judge="openai:gpt-4o", needs=(_judge("openai:gpt-4o"),))
@@ -92,8 +117,13 @@ PAPER: dict[str, PresetEntry] = {
                             needs=(_judge("openai:gpt-4"),)),
     # seed 001
     "macgyver": _OPEN_ENDED, "hypogen": _OPEN_ENDED, "bookmia": _OPEN_ENDED,
-    # seed 003: GPT-4o mini played E1 and E2 of the LoTbench game
-    "lotbench": PresetEntry(judge="openai:gpt-4o-mini", needs=(_judge("openai:gpt-4o-mini"),)),
+    # seed 003: GPT-4o mini played E1 and E2 of the LoTbench game (sections 7.2, 7.3). The
+    # Oogiri rewriter of 4T1 distractors was Qwen-14B (section 4), whose remote code creval's
+    # hf: backend does not run: no preset for it; serve it (vLLM) and pass --rewriter.
+    "lotbench": PresetEntry(
+        roles={"e1": _GPT4O_MINI, "e2": _GPT4O_MINI},
+        needs=(_role("e1", "E1", _GPT4O_MINI), _role("e2", "E2", _GPT4O_MINI)),
+    ),
     # seed 004
     "jcq": _GPT4O, "ttct": _GPT4O,
 }

@@ -63,6 +63,11 @@ class Benchmark(ABC, Generic[OptionsT]):
     Options: ClassVar[type[BenchmarkOptions]] = BenchmarkOptions
     #: The model roles the units call: "target" always; "judge" for LLM-judged benchmarks.
     roles: ClassVar[tuple[str, ...]] = ("target",)
+    #: Model roles of the benchmark's own, beyond "target" and "judge": name -> what the model
+    #: in it does (``{"e1": "DAESO evaluator"}``). Each is chosen with ``--NAME SPEC``
+    #: (``roles={NAME: SPEC}`` in Python) and otherwise falls back to the judge model, then to
+    #: the tested model; see :mod:`creval.roles`. Units call it as ``ctx.generate(r, role=NAME)``.
+    extra_roles: ClassVar[dict[str, str]] = {}
     #: Options that were renamed or removed: old name -> what to use instead.
     renamed_options: ClassVar[dict[str, str]] = {}
 

@@ -153,7 +153,17 @@ def _models(manifest: dict[str, Any]) -> str:
                    + _kv(described.get("identity"), "field") + '</div><div><div class="label">'
                    "Capabilities</div>" + _kv(described.get("capabilities"), "capability")
                    + "</div></div>")
-    if not isinstance(manifest.get("judge"), dict):
+    roles = manifest.get("roles") if isinstance(manifest.get("roles"), dict) else {}
+    for role, described in roles.items():
+        if not isinstance(described, dict):
+            continue
+        out.append(f"<h3>Role {_e(role)}: <code>{_e(described.get('spec'))}</code></h3>"
+                   f"<p>{_e(described.get('does'))} (chosen by {_e(described.get('chosen_by'))})</p>"
+                   '<div class="plots"><div><div class="label">Identity</div>'
+                   + _kv(described.get("identity"), "field") + '</div><div><div class="label">'
+                   "Capabilities</div>" + _kv(described.get("capabilities"), "capability")
+                   + "</div></div>")
+    if not isinstance(manifest.get("judge"), dict) and not roles:
         out.append('<p class="muted">No separate judge in this run.</p>')
     return "".join(out)
 
@@ -280,6 +290,8 @@ def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str
     summary = (f"model <code>{_e(manifest.get('model_spec'))}</code>"
                + (f" &middot; judge <code>{_e(manifest['judge'].get('spec'))}</code>"
                   if isinstance(manifest.get("judge"), dict) else "")
+               + "".join(f" &middot; {_e(role)} <code>{_e(d.get('spec'))}</code>"
+                         for role, d in (manifest.get("roles") or {}).items() if isinstance(d, dict))
                + f" &middot; {_e(units.get('finished', 0))} of {_e(units.get('total', 0))} units "
                f"finished, {_e(units.get('errors', 0))} errors, {_e(units.get('missing', 0))} not run"
                f" &middot; created {_e(manifest.get('created'))}")

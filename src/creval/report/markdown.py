@@ -48,6 +48,10 @@ def render_report(manifest: dict[str, Any], scores: dict[str, Any],
     name = scores.get("benchmark", manifest.get("benchmark", "?"))
     out = [f"# creval run: {name}", ""]
     out.append(f"- model: `{manifest.get('model_spec')}`")
+    if isinstance(manifest.get("judge"), dict):
+        out.append(f"- judge: `{manifest['judge'].get('spec')}`")
+    for role, described in (manifest.get("roles") or {}).items():
+        out.append(f"- {role}: `{described.get('spec')}` ({described.get('chosen_by')})")
     out.append(f"- created: {manifest.get('created')}; creval {manifest.get('packages', {}).get('creval', '?')}, git {manifest.get('git_revision') or '-'}")
     units = scores.get("units", {})
     out.append(

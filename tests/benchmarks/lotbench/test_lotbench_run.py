@@ -64,7 +64,7 @@ def test_model_run_solves_every_game_in_round_two(tmp_path: Path) -> None:
     report = (out / "report.md").read_text()
     assert "Rounds to DAESO" in report and "| 2 | 4 |" in report
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
-    assert {c["role"] for r in records for c in r["calls"]} == {"target", "judge"}
+    assert {c["role"] for r in records for c in r["calls"]} == {"target", "e1", "e2"}
 
 
 def play(args: list[str], stdin: str, server: ChatServer) -> Done:

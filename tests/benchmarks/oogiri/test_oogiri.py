@@ -221,7 +221,7 @@ def test_oogiri_go_rows_use_the_rewriter_and_skip_images_for_text_only_models(tm
     text = next(r for k, r in records.items() if k.startswith("q-"))
     assert text["output"]["generated"]["literal"]["text"] == "A literal answer."
     assert text["output"]["generated"]["rewrite"]["text"] == "A rewritten answer."
-    assert {c["role"] for c in text["calls"]} == {"target", "judge"}
+    assert {c["role"] for c in text["calls"]} == {"target", "rewriter"}
     # the openai backend reads images: the image goes to the model as image content
     image = records["img-7"]
     sent = [c for c in image["calls"] if c["role"] == "target"][0]["request"]["messages"][0]["content"]

@@ -1,8 +1,9 @@
 """LoTbench (seed 003, section 5): ``lotbench`` and ``lotbench-e1``.
 
 ``lotbench``: one unit per sample and repeat plays the interactive game of
-:mod:`.game` (the tested model fills and asks; E1 and E2, on the ``--judge`` model, judge
-and answer) and records its transcript; the scorer computes S_c (Eq. 8) with a bootstrap
+:mod:`.game` (the tested model fills and asks; E1 judges DAESO and E2 answers, each on its own
+model role, ``--e1 SPEC`` and ``--e2 SPEC``, falling back to ``--judge`` then the tested
+model) and records its transcript; the scorer computes S_c (Eq. 8) with a bootstrap
 interval and the round histogram. ``lotbench-e1``: E1 itself is the model under test,
 against a file of labelled DAESO pairs (accuracy and Cohen's kappa).
 """
@@ -52,7 +53,9 @@ class LoTbench(Benchmark[LoTbenchOptions]):
     description = "LoTbench: rounds of fill / judge (DAESO) / ask until the model recreates a human joke (S_c)."
     seed_paper = "003"
     Options = LoTbenchOptions
-    roles = ("target", "judge")
+    roles = ("target",)
+    extra_roles = {"e1": "evaluator E1: judges whether a fill is DAESO with the human response",
+                   "e2": "evaluator E2: answers the tested model's yes/no questions"}
 
     def _templates(self, o: LoTbenchOptions) -> Templates:
         return Templates(
@@ -89,8 +92,11 @@ class LoTbench(Benchmark[LoTbenchOptions]):
                     async def tested(request: GenerateRequest) -> list[Completion]:
                         return await ctx.generate(request, role="target")
 
-                    async def judge(request: GenerateRequest) -> list[Completion]:
-                        return await ctx.generate(request, role="judge")
+                    async def e1(request: GenerateRequest) -> list[Completion]:
+                        return await ctx.generate(request, role="e1")
+
+                    async def e2(request: GenerateRequest) -> list[Completion]:
+                        return await ctx.generate(request, role="e2")
 
                     image_url = None
                     if sample.image:
@@ -99,9 +105,10 @@ class LoTbench(Benchmark[LoTbenchOptions]):
                                     "tested model is text-only"}
                         image_url = image_data_url(sample.image)
                     return await play_game(
-                        sample, settings, templates, tested=tested, e1=judge, e2=judge,
+                        sample, settings, templates, tested=tested, e1=e1, e2=e2,
                         image_url=image_url,
-                        structured=ctx.capabilities("judge").structured_output)
+                        structured=ctx.capabilities("e1").structured_output,
+                        e2_structured=ctx.capabilities("e2").structured_output)
 
                 meta = {"sample_id": sample.id, "repeat": repeat}
                 units.append(Unit(key=f"lotbench-{sample.id}-r{repeat}", run=run, meta=meta))

@@ -120,20 +120,22 @@ class _Counter:
 async def play_game(
     sample: Sample, settings: GameSettings, templates: Templates, *,
     tested: GenerateFn, e1: GenerateFn, e2: GenerateFn, image_url: str | None = None,
-    structured: bool = False,
+    structured: bool = False, e2_structured: bool | None = None,
 ) -> dict[str, Any]:
     """Play one game; returns its full transcript, the round solved (or None) and usage.
 
     ``image_url`` is shown to the player with every prompt; E1 and E2 read the caption C.
-    ``structured``: the evaluators' backend constrains decoding, so they ask for JSON.
+    ``structured``: the evaluators' backend constrains decoding, so they ask for JSON;
+    ``e2_structured``, when E2 runs on another backend than E1: whether E2's does.
     """
+    e2_structured = structured if e2_structured is None else e2_structured
     counters = {"tested": _Counter(tested, "tested"), "e1": _Counter(e1, "e1"),
                 "e2": _Counter(e2, "e2")}
     judge1 = DaesoJudge(counters["e1"], mode=settings.e1_mode, prompt_file=settings.e1_prompt_file,
                         chain_prompt_file=settings.e1_chain_prompt_file,
                         max_tokens=settings.judge_max_tokens, structured=structured)
     judge2 = AnswerJudge(counters["e2"], prompt_file=settings.e2_prompt_file,
-                         max_tokens=min(settings.judge_max_tokens, 128), structured=structured)
+                         max_tokens=min(settings.judge_max_tokens, 128), structured=e2_structured)
     fields = {"input": sample.input or "(the image)", "caption": sample.caption,
               "masked": sample.masked}
     rounds: list[dict[str, Any]] = []
@@ -176,6 +178,7 @@ async def play_game(
     return {
         "sample_id": sample.id, "solved_round": solved, "rounds": rounds,
         "e1_mode": settings.e1_mode, "evaluators_constrained": structured,
+        "e2_constrained": e2_structured,
         "analysis": judge1.analyses.get(sample.id),
         "usage": _totals(rounds),
         "e1_parse_failures": sum(1 for r in rounds if r.get("e1_error")),

@@ -3,8 +3,8 @@
 One unit per test prompt: choice questions 2T1, 3T1, 4T1, 5T2 (accuracy, against the
 computed random baseline) and a ranking question of five liked responses (top-1, NDCG,
 Spearman). Data: our English starter set offline, or Oogiri-GO (``creval data fetch
-oogiri``) split 95/5 by prompt from ``--split-seed``. The ``--judge`` model is the
-rewriter that writes missing distractors; image prompts need a model that reads images and
+oogiri``) split 95/5 by prompt from ``--split-seed``. The ``rewriter`` role (``--rewriter
+SPEC``, falling back to ``--judge``, then the tested model) writes missing distractors; image prompts need a model that reads images and
 are skipped, and counted, for text-only models.
 """
 
@@ -68,7 +68,9 @@ class Oogiri(Benchmark[OogiriOptions]):
     description = "Oogiri game: pick the human joke among distractors (mTn) and rank jokes by likes."
     seed_paper = "003"
     Options = OogiriOptions
-    roles = ("target", "judge")
+    roles = ("target",)
+    extra_roles = {"rewriter": "writes the distractors the data lacks: the literal answer (a "
+                               "caption) and the 4T1/5T2 rewrite of the human response"}
 
     def _templates(self, o: OogiriOptions) -> Templates:
         suffix = "" if o.lang == "en" else f"_{o.lang}"  # the questions in the data's language
@@ -116,12 +118,12 @@ class Oogiri(Benchmark[OogiriOptions]):
                     return await ctx.generate(request, role="target")
 
                 async def rewriter(request: GenerateRequest) -> list[Completion]:
-                    return await ctx.generate(request, role="judge")
+                    return await ctx.generate(request, role="rewriter")
 
                 return await run_prompt(
                     prompt, unrelated, settings, templates, target, rewriter,
                     target_images=ctx.capabilities("target").images,
-                    rewriter_images=ctx.capabilities("judge").images,
+                    rewriter_images=ctx.capabilities("rewriter").images,
                     target_structured=ctx.capabilities("target").structured_output,
                 )
 

@@ -1,6 +1,6 @@
 """One Oogiri prompt as one unit of work: distractors from the rewriter, then the questions.
 
-The rewriter (the run's ``judge`` role) is called only for distractors the data lacks: the
+The rewriter (the run's ``rewriter`` role) is called only for distractors the data lacks: the
 literal answer (for image prompts, a caption, which needs a rewriter that reads images) and
 the rewrite of the best response. Then the tested model answers each choice question and
 the ranking question. Answers are stored raw; parsing happens at scoring time.
