@@ -183,7 +183,7 @@ def naive_entropy_analysis(runs: Sequence[str | Path | Run], novelty: str | Path
     frame, points = naive_entropy_frame(runs, novelty, estimator=estimator)
     return AnalysisResult(
         name="naive_entropy", title="Naive vs semantic entropy against novelty rank (Spearman)",
-        frame=frame, seed_paper=SEED, reproduces="Table 15 (appendix C.9.1)",
+        frame=frame, seed_paper=SEED, reproduces="Table 15",
         tables={"Per solution: entropies and novelty rank": points},
         plots=[{"title": "Spearman rho with the novelty rank", "kind": "bar", "ylabel": "rho",
                 "data": {"labels": list(frame["model"]),
@@ -220,7 +220,7 @@ def diversity_analysis(runs: Sequence[str | Path | Run], *, estimator: str = "le
     models = list(dict.fromkeys(frame["model"]))
     return AnalysisResult(
         name="se_diversity", title="Semantic entropy vs diversity metrics per step (Spearman)",
-        frame=frame, seed_paper=SEED, reproduces="Tables 9-11 (appendix C.4)",
+        frame=frame, seed_paper=SEED, reproduces="Tables 9-11",
         plots=[{"title": "Spearman rho of step-level semantic entropy with each diversity metric",
                 "kind": "bar", "ylabel": "rho",
                 "data": {"labels": list(DIVERSITY),
@@ -281,7 +281,7 @@ def convergent_analysis(runs: Sequence[str | Path | Run], *, judge: str | None =
                       "data": {"x": xs, "series": series}})
     return AnalysisResult(
         name="se_convergent", title="Semantic entropy vs convergent criteria (Spearman)",
-        frame=frame, seed_paper=SEED, reproduces="Table 21, Figure 6 (sections 6.3, F)",
+        frame=frame, seed_paper=SEED, reproduces="Table 21 and Figure 6",
         tables={"Spearman rho, model x criterion (Table 21)": wide.reset_index(),
                 f"Binned points (Figure 6): groups of {bin_size} by entropy": bins},
         plots=plots[:6],
@@ -337,7 +337,7 @@ def temperature_analysis(runs: Sequence[str | Path | Run], *, estimator: str = "
                      "values for Figure 4b.")
     return AnalysisResult(
         name="se_temperature", title="Semantic entropy vs temperature and number of clusters",
-        frame=frame, seed_paper=SEED, reproduces="Figure 4a-c (section 6.1)",
+        frame=frame, seed_paper=SEED, reproduces="Figure 4a-c",
         tables={"Mean step entropy per number of clusters (Figure 4a)": per_cluster},
         plots=[{"title": "Mean step-level semantic entropy per temperature (Figure 4b)", "kind": "line",
                 "xlabel": "temperature", "ylabel": "semantic entropy", "data": {"x": temps, "series": by_temp}},

@@ -210,7 +210,7 @@ def entailment_analysis(labels: str | Path, models: Sequence[str], *, direction:
                      "their scores are cosine similarities.")
     return AnalysisResult(
         name="entailment_models", title="Entailment models against human-labelled pairs",
-        frame=frame, seed_paper=SEED, reproduces="Table 6 (with Tables 7, 8; appendix C.3)",
+        frame=frame, seed_paper=SEED, reproduces="Tables 6-8",
         tables={"Threshold sweep": sweep, "Annotator agreement, Cohen's kappa (Table 7)": frames["agreement"],
                 "Gold labels (Table 8)": frames["labels"]},
         plots=plots, notes=notes,
@@ -317,7 +317,7 @@ def judge_accuracy_analysis(runs: Sequence[str | Path | Run], labels: str | Path
     share = items.dropna(subset=["gold"]).groupby("criterion", sort=False)["gold"].mean().reset_index()
     return AnalysisResult(
         name="judge_accuracy", title="Judge and annotator accuracy against majority-vote gold labels",
-        frame=frame, seed_paper=SEED, reproduces="Table 2 (with Table 19 and Figure 8; appendix D.4-D.5)",
+        frame=frame, seed_paper=SEED, reproduces="Table 2, Table 19 and Figure 8",
         tables={"Share of yes in the gold labels (Table 19)": share.rename(columns={"gold": "share_yes"})},
         plots=plots,
         notes=[f"Labels: {labels}; gold = majority of the annotators per (solution, criterion); ties left out.",

@@ -1,0 +1,158 @@
+"""Seed 001 analyses on hand-built runs: each pins a number to a calculation done by hand.
+
+A hand-built run is what ``creval run macgyver`` leaves (manifest, records, scores with its
+Steps section), written here with chosen values so that the expected numbers follow on paper.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli import creval
+
+from creval.analyses.openended import (
+    convergent_frame,
+    diversity_frame,
+    judge_accuracy_frame,
+    naive_entropy_frame,
+    temperature_frame,
+)
+
+LN2, LN3, LN4 = math.log(2), math.log(3), math.log(4)
+
+
+def candidate(text: str, logprob_mean: float = -1.0) -> dict[str, Any]:
+    return {"raw": text, "text": text, "finished": False, "valid": True,
+            "logprob_mean": logprob_mean, "logprob_sum": 2 * logprob_mean, "n_tokens": 2}
+
+
+def make_run(root: Path, solutions: list[dict[str, Any]], *, temperature: float = 1.0,
+             model: str = "m") -> Path:
+    """``solutions``: dicts with ``id``, ``steps`` (each ``texts`` and ``se``, optional
+    ``clusters`` and diversity values) and optional ``verdicts`` (criterion -> bool | None)."""
+    root.mkdir(parents=True)
+    (root / "manifest.json").write_text(json.dumps(
+        {"benchmark": "macgyver", "model_spec": model, "options": {"temperature": temperature}}))
+    records, table, steps = [], [], []
+    for sol in solutions:
+        trace = []
+        for number, step in enumerate(sol["steps"], start=1):
+            trace.append({"step": number, "chosen": step["texts"][0],
+                          "candidates": [candidate(t) for t in step["texts"]]})
+            steps.append({"id": sol["id"], "step": number, "valid": len(step["texts"]),
+                          "clusters": step.get("clusters", 1), "discrete": step["se"],
+                          "length_normalised": step["se"], "probability_weighted": step["se"],
+                          **{k: step[k] for k in ("cosine_similarity", "self_bleu", "distinct_1", "distinct_2")
+                             if k in step}})
+        verdicts = {"oneshot": {"verdicts": sol["verdicts"]}} if "verdicts" in sol else {}
+        records.append({"key": f"macgyver-{sol['id']}", "status": "ok", "unit": {"id": sol["id"]},
+                        "output": {"steps": trace, "verdicts": verdicts}})
+        mean = sum(s["se"] for s in sol["steps"]) / len(sol["steps"])
+        table.append({"id": sol["id"], "se_length_normalised": sol.get("se", mean)})
+    (root / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (root / "scores.json").write_text(json.dumps(
+        {"benchmark": "macgyver", "headline": {}, "table": table,
+         "sections": [{"title": "Steps", "rows": steps}]}))
+    return root
+
+
+def test_naive_entropy_ablation_matches_a_hand_calculation(tmp_path: Path) -> None:
+    # one step each; every candidate has mean log-probability -1, so class shares are counts
+    run = make_run(tmp_path / "run", [
+        {"id": "s1", "steps": [{"texts": ["a", "a", "a", "b"], "se": 0.0}]},    # naive: 3/4, 1/4
+        {"id": "s2", "steps": [{"texts": ["a", "b", "c", "d"], "se": LN2}]},    # naive: ln 4
+        {"id": "s3", "steps": [{"texts": ["a", "a", "b", "b"], "se": 1.0397}]},  # naive: ln 2
+    ])
+    (tmp_path / "novelty.csv").write_text("id,rank,annotator\ns1,3,x\ns2,1,x\ns3,1,y\ns3,3,z\n")
+    table, points = naive_entropy_frame([run], tmp_path / "novelty.csv")
+    naive = dict(zip(points["id"], points["naive_entropy"], strict=True))
+    assert naive["s1"] == pytest.approx(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))  # 0.5623
+    assert naive["s2"] == pytest.approx(LN4)
+    # novelty ranks s1 3, s2 1, s3 mean(1, 3) = 2. Naive ranks s1 1, s3 2, s2 3: exactly reversed.
+    # Semantic ranks s1 1, s2 2, s3 3 vs 3, 1, 2: d = -2, 1, 1, rho = 1 - 6 * 6 / (3 * 8) = -0.5
+    (row,) = table.to_dict("records")
+    assert row["rho_naive"] == pytest.approx(-1.0)
+    assert row["rho_semantic"] == pytest.approx(-0.5)
+    assert row["solutions"] == 3
+
+
+def test_diversity_correlation_matches_a_hand_calculation(tmp_path: Path) -> None:
+    run = make_run(tmp_path / "run", [
+        {"id": "s1", "steps": [{"texts": ["a", "b"], "se": 0.0, "self_bleu": 0.9},
+                               {"texts": ["a", "b"], "se": 0.69, "self_bleu": 0.8}]},
+        {"id": "s2", "steps": [{"texts": ["a", "b"], "se": 1.04, "self_bleu": 0.85},
+                               {"texts": ["a", "b"], "se": 1.39, "self_bleu": 0.1}]},
+    ])
+    frame = diversity_frame([run])
+    (row,) = frame[frame.metric == "self_bleu"].to_dict("records")
+    # ranks of SE 1, 2, 3, 4; of Self-BLEU 4, 2, 3, 1: d = -3, 0, 0, 3, rho = 1 - 6 * 18 / 60
+    assert row["rho"] == pytest.approx(-0.8) and row["steps"] == 4
+    assert frame[frame.metric == "distinct_1"]["rho"].isna().all()  # no values, no correlation
+
+
+def test_convergent_correlation_and_bins_match_a_hand_calculation(tmp_path: Path) -> None:
+    solutions = [{"id": f"s{i}", "se": se, "steps": [{"texts": ["a"], "se": se}],
+                  "verdicts": {"Feasibility": v, "safety": True}}
+                 for i, (se, v) in enumerate([(0.1, False), (0.2, False), (0.3, True), (0.4, True), (0.5, None)])]
+    frame, bins = convergent_frame([make_run(tmp_path / "run", solutions)], bin_size=2)
+    feas = frame[frame.criterion == "feasibility"].iloc[0]
+    # ranks x 1..4, y 1.5, 1.5, 3.5, 3.5: sum dx dy = 4, sum dx^2 = 5, sum dy^2 = 4 -> 4 / sqrt(20)
+    assert feas["rho"] == pytest.approx(4 / math.sqrt(20)) and feas["solutions"] == 4  # None left out
+    assert frame[frame.criterion == "safety"]["rho"].isna().all()  # constant verdicts
+    points = bins[bins.criterion == "feasibility"][["median_entropy", "mean_verdict", "points"]].values.tolist()
+    assert points == [pytest.approx([0.15, 0.0, 2]), pytest.approx([0.35, 1.0, 2])]
+
+
+def test_temperature_and_clusters_match_a_hand_calculation(tmp_path: Path) -> None:
+    cold = make_run(tmp_path / "cold", [{"id": "s1", "steps": [
+        {"texts": ["a"], "se": 0.0, "clusters": 1}, {"texts": ["a", "b"], "se": LN2, "clusters": 2},
+        {"texts": ["a", "b"], "se": LN2, "clusters": 2}]}], temperature=0.5)
+    hot = make_run(tmp_path / "hot", [{"id": "s1", "steps": [
+        {"texts": ["a", "b"], "se": LN2, "clusters": 2}, {"texts": ["a", "b", "c"], "se": LN3, "clusters": 3},
+        {"texts": ["a", "b", "c", "d"], "se": LN4, "clusters": 4}]}], temperature=1.0)
+    frame, per_cluster = temperature_frame([hot, cold])
+    assert list(frame["temperature"]) == [0.5, 1.0]  # sorted by temperature
+    assert frame.iloc[1]["mean_step_entropy"] == pytest.approx(math.log(24) / 3)  # (ln 2 + ln 3 + ln 4) / 3
+    assert frame.iloc[1]["rho_clusters"] == pytest.approx(1.0)
+    cold_two = per_cluster[(per_cluster.model == "m T=0.5") & (per_cluster.clusters == 2)].iloc[0]
+    assert cold_two["mean_step_entropy"] == pytest.approx(LN2) and cold_two["steps"] == 2
+
+
+def test_judge_accuracy_matches_a_hand_calculation(tmp_path: Path) -> None:
+    run = make_run(tmp_path / "run", [
+        {"id": "s1", "steps": [{"texts": ["a"], "se": 0.0}], "verdicts": {"feasibility": True, "safety": True}},
+        {"id": "s2", "steps": [{"texts": ["a"], "se": 0.0}], "verdicts": {"feasibility": None, "safety": False}},
+    ])
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,criterion,annotator_1,annotator_2,annotator_3\n"
+                      "s1,feasibility,yes,yes,no\n"   # gold yes; judge yes
+                      "s1,safety,yes,no,no\n"         # gold no; judge yes (wrong)
+                      "s2,feasibility,yes,yes,yes\n"  # gold yes; judge undecided
+                      "s2,safety,yes,no,\n")          # tie: no gold, left out
+    frame = judge_accuracy_frame([run], labels).set_index("rater")
+    judge = frame.loc["oneshot @ m"]
+    assert judge["accuracy"] == 0.5 and judge["items"] == 2 and judge["undecided"] == 1
+    assert judge["feasibility"] == 1.0 and judge["safety"] == 0.0
+    # annotator_1 says yes, yes, yes against gold yes, no, yes
+    assert frame.loc["annotator_1", "accuracy"] == pytest.approx(2 / 3)
+
+
+def test_bad_label_files_say_what_to_fix(tmp_path: Path) -> None:
+    run = make_run(tmp_path / "run", [{"id": "s1", "steps": [{"texts": ["a"], "se": 0.0}],
+                                        "verdicts": {"feasibility": True}}])
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,criterion,rater\ns1,feasibility,yes\n")
+    done = creval("analyze", "judge-accuracy", str(run), "--labels", str(bad))
+    assert done.returncode == 2 and "annotator_1" in done.stderr
+    bad.write_text("id,criterion,annotator_1\ns1,feasibility,maybe\n")
+    done = creval("analyze", "judge-accuracy", str(run), "--labels", str(bad))
+    assert done.returncode == 2 and "'maybe' is not a yes/no label" in done.stderr
+    bad.write_text("id,criterion,annotator_1\nother,feasibility,yes\n")
+    done = creval("analyze", "judge-accuracy", str(run), "--labels", str(bad))
+    assert done.returncode == 2 and "problem ids" in done.stderr
+    done = creval("analyze", "naive-entropy", str(run), "--novelty", str(bad))
+    assert done.returncode == 2 and "rank" in done.stderr
