@@ -73,3 +73,32 @@ def test_read_runs_stacks_runs_and_bad_paths_say_what_to_fix(tmp_path: Path) -> 
     with pytest.raises(CrevalError, match="No creval run directory"):
         creval.read_runs(str(tmp_path / "nothing-*"))
     assert not os.path.exists(tmp_path / "a" / "dat" / "invocations.jsonl")
+
+
+def test_evaluate_with_a_model_per_role(tmp_path: Path) -> None:
+    from tests._servers import ChatServer
+    from tests.benchmarks.lotbench.test_roles import kind, scripted
+
+    server = ChatServer(reply=scripted)
+    out = tmp_path / "lot"
+    try:
+        with pytest.raises(CrevalError, match="'rewriter' is not a model role"):
+            creval.evaluate("lotbench", model="openai:player", roles={"rewriter": "openai:x"},
+                            out=out)
+        assert not out.exists()
+        result = creval.evaluate(
+            "lotbench", model="openai:player", base_url=server.url, api_key="x",
+            roles={"e1": "openai:daeso"}, judge="openai:answerer", out=out, cache=False,
+            limit=1, repeats=1, max_rounds=3,
+        )
+    finally:
+        server.close()
+    served = {(kind(b), b["model"]) for b in server.bodies}
+    assert served == {("target", "player"), ("e1", "daeso"), ("e2", "answerer")}
+    usage = result["lotbench"].scores.usage["this_invocation"]["models"]
+    assert {m: row["requests"] for m, row in usage.items()} == {
+        f"openai:{name}": sum(b["model"] == name for b in server.bodies)
+        for name in ("player", "daeso", "answerer")}
+    roles = creval.read_run(out).manifest.model_dump()["roles"]
+    assert {r: (d["spec"], d["chosen_by"]) for r, d in roles.items()} == {
+        "e1": ("openai:daeso", "--e1"), "e2": ("openai:answerer", "--judge")}

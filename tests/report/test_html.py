@@ -280,3 +280,15 @@ def test_judge_calls_and_cut_texts_show_in_chromium(tmp_path: Path) -> None:
         assert browser.js("document.querySelector('#samples details.sample').open")
     finally:
         browser.close()
+
+
+def test_models_section_shows_each_role_of_the_run() -> None:
+    from creval.report.html import _models
+
+    manifest = {"model": {"spec": "openai:player", "identity": {}, "capabilities": {}},
+                "roles": {"e1": {"spec": "openai:daeso", "does": "evaluator E1", "chosen_by": "--e1",
+                                 "identity": {"model": "daeso"}, "capabilities": {"images": False}}}}
+    html = _models(manifest)
+    assert "Role e1: <code>openai:daeso</code>" in html and "chosen by --e1" in html
+    assert "daeso" in html and "No separate judge" not in html
+    assert "No separate judge" in _models({"model": manifest["model"]})

@@ -153,7 +153,8 @@ def _models(manifest: dict[str, Any]) -> str:
                    + _kv(described.get("identity"), "field") + '</div><div><div class="label">'
                    "Capabilities</div>" + _kv(described.get("capabilities"), "capability")
                    + "</div></div>")
-    roles = manifest.get("roles") if isinstance(manifest.get("roles"), dict) else {}
+    found = manifest.get("roles")
+    roles: dict[str, Any] = found if isinstance(found, dict) else {}
     for role, described in roles.items():
         if not isinstance(described, dict):
             continue
