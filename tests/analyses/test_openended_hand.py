@@ -156,3 +156,60 @@ def test_bad_label_files_say_what_to_fix(tmp_path: Path) -> None:
     assert done.returncode == 2 and "problem ids" in done.stderr
     done = creval("analyze", "naive-entropy", str(run), "--novelty", str(bad))
     assert done.returncode == 2 and "rank" in done.stderr
+
+
+PAIRS = ("id,text_a,text_b,annotator_1,annotator_2,annotator_3\n"
+         "p1,Tie the rope to the hook.,Tie the rope to the hook.,yes,yes,no\n"   # gold yes
+         "p2,Tie the rope to the hook.,Melt the ice with salt.,no,no,no\n"       # gold no
+         "p3,Use the spoon as a lever.,Use the spoon as a lever.,no,no,yes\n"   # gold no
+         "p4,Heat the pan on the stove.,Sing a song to the cat.,no,yes,no\n")   # gold no
+
+
+def test_entailment_models_match_a_hand_calculation_with_the_offline_fallback(tmp_path: Path) -> None:
+    from creval.analyses.openended import entailment_frame
+
+    labels = tmp_path / "pairs.csv"
+    labels.write_text(PAIRS)
+    frames = entailment_frame(labels, ["embedding:0.85"], thresholds=[0.9, 2.0])
+    # identical texts (cosine 1) entail both ways, unrelated ones do not: yes, no, yes, no
+    # against gold yes, no, no, no: 3 of 4; p_e = 1/2 * 1/4 + 1/2 * 3/4 = 1/2, kappa = 1/2
+    (row,) = frames["models"].to_dict("records")
+    assert row["accuracy"] == 0.75 and row["kappa"] == pytest.approx(0.5) and row["false_positive"] == 1
+    sweep = frames["sweep"].set_index("threshold")["accuracy"]
+    assert sweep[0.9] == 0.75 and sweep[2.0] == 0.75  # above every cosine: all no, 3 of 4 right
+    agreement = frames["agreement"].set_index("annotator")
+    # annotators 1 and 2: yes no no no / yes no no yes: p_o 3/4, p_e 1/4*2/4 + 3/4*2/4 = 1/2
+    assert agreement.loc["annotator_1", "annotator_2"] == pytest.approx(0.5)
+    assert list(frames["labels"]["pairs"]) == [1, 3, 0]
+
+
+def _tiny_nli_model(folder: Path) -> Path:
+    """A randomly initialised BERT NLI classifier built from a config, with a word vocabulary."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+
+    folder.mkdir()
+    words = sorted({w.strip(".").lower() for line in PAIRS.splitlines()[1:] for w in line.split(",")[1].split()
+                    + line.split(",")[2].split()})
+    (folder / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", *words]) + "\n")
+    BertTokenizer(str(folder / "vocab.txt")).save_pretrained(folder)
+    config = BertConfig(vocab_size=6 + len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64, num_labels=3,
+                        id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+                        label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
+    BertForSequenceClassification(config).save_pretrained(folder)
+    return folder
+
+
+def test_an_nli_model_from_a_config_is_swept_on_its_entailment_probability(tmp_path: Path) -> None:
+    from creval.analyses.openended import entailment_frame
+
+    pytest.importorskip("transformers")
+    model = _tiny_nli_model(tmp_path / "nli")
+    labels = tmp_path / "pairs.csv"
+    labels.write_text(PAIRS)
+    frames = entailment_frame(labels, [f"hf:{model}"], direction="forward", thresholds=[0.0, 1.01])
+    # whatever the random weights say: at 0 every pair is entailment (1 of 4 right), above 1 none (3 of 4)
+    sweep = frames["sweep"].set_index("threshold")["accuracy"]
+    assert sweep[0.0] == 0.25 and sweep[1.01] == 0.75
+    (row,) = frames["models"].to_dict("records")
+    assert row["approximate"] is False and row["pairs"] == 4
