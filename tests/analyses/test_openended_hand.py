@@ -78,6 +78,11 @@ def test_naive_entropy_ablation_matches_a_hand_calculation(tmp_path: Path) -> No
     assert row["rho_naive"] == pytest.approx(-1.0)
     assert row["rho_semantic"] == pytest.approx(-0.5)
     assert row["solutions"] == 3
+    # the same ranks as `creval novelty --mode pool --out` writes them: each run's order
+    (tmp_path / "novelty.json").write_text(json.dumps(
+        {"mode": "pool", "models": [{"run": str(run), "order": ["s2", "s3", "s1"]}]}))
+    again, _ = naive_entropy_frame([run], tmp_path / "novelty.json")
+    assert again.loc[0, "rho_semantic"] == pytest.approx(-0.5)
 
 
 def test_diversity_correlation_matches_a_hand_calculation(tmp_path: Path) -> None:
