@@ -28,7 +28,7 @@ RANK: dict[str, int] = {
     "benchmarks": 5,
     "report": 6,
     "reader": 2,
-    "presets": 1, "roles": 6, "evaluation": 7, "offline": 7, "analyses": 7,
+    "presets": 1, "roles": 6, "evaluation": 7, "offline": 7, "analyses": 7, "training": 7,
     "api": 8, "integrations": 8,
     "cli": 9, "__init__": 10, "__main__": 10,
 }
