@@ -127,7 +127,7 @@ def register(app: typer.Typer) -> None:
     def judge_accuracy(
         runs: Annotated[list[Path], typer.Argument(help="Runs whose judge verdicts to score (macgyver, bookmia, hypogen or macgyver-judges).")],
         labels: Annotated[Path, typer.Option(help="CSV: id, criterion and annotator_1, annotator_2, ... (yes/no).")],
-        judge: Annotated[str | None, typer.Option(help="Judge whose verdicts to score (default multiagent, else the run's first).")] = None,
+        judge: Annotated[str | None, typer.Option(help="Only this judge's verdicts (default: every judge in the runs).")] = None,
         out: OutOpt = None,
     ) -> None:
         """Seed 001, Table 2: judge and annotator accuracy against majority-vote gold labels."""

@@ -31,12 +31,13 @@ def candidate(text: str, logprob_mean: float = -1.0) -> dict[str, Any]:
 
 
 def make_run(root: Path, solutions: list[dict[str, Any]], *, temperature: float = 1.0,
-             model: str = "m") -> Path:
+             model: str = "m", **options: Any) -> Path:
     """``solutions``: dicts with ``id``, ``steps`` (each ``texts`` and ``se``, optional
-    ``clusters`` and diversity values) and optional ``verdicts`` (criterion -> bool | None)."""
+    ``clusters`` and diversity values) and optional ``verdicts`` (criterion -> bool | None, the
+    one-shot judge's) or ``judges`` (judge -> such verdicts)."""
     root.mkdir(parents=True)
     (root / "manifest.json").write_text(json.dumps(
-        {"benchmark": "macgyver", "model_spec": model, "options": {"temperature": temperature}}))
+        {"benchmark": "macgyver", "model_spec": model, "options": {"temperature": temperature, **options}}))
     records, table, steps = [], [], []
     for sol in solutions:
         trace = []
@@ -48,7 +49,8 @@ def make_run(root: Path, solutions: list[dict[str, Any]], *, temperature: float 
                           "length_normalised": step["se"], "probability_weighted": step["se"],
                           **{k: step[k] for k in ("cosine_similarity", "self_bleu", "distinct_1", "distinct_2")
                              if k in step}})
-        verdicts = {"oneshot": {"verdicts": sol["verdicts"]}} if "verdicts" in sol else {}
+        judges = sol.get("judges", {"oneshot": sol["verdicts"]} if "verdicts" in sol else {})
+        verdicts = {name: {"verdicts": v} for name, v in judges.items()}
         records.append({"key": f"macgyver-{sol['id']}", "status": "ok", "unit": {"id": sol["id"]},
                         "output": {"steps": trace, "verdicts": verdicts}})
         mean = sum(s["se"] for s in sol["steps"]) / len(sol["steps"])
@@ -144,6 +146,27 @@ def test_judge_accuracy_matches_a_hand_calculation(tmp_path: Path) -> None:
     assert judge["feasibility"] == 1.0 and judge["safety"] == 0.0
     # annotator_1 says yes, yes, yes against gold yes, no, yes
     assert frame.loc["annotator_1", "accuracy"] == pytest.approx(2 / 3)
+
+
+def test_judge_accuracy_per_judge_and_confidence_threshold(tmp_path: Path) -> None:
+    from creval.analyses.openended import judge_accuracy_analysis
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,criterion,annotator_1\ns1,feasibility,yes\ns2,feasibility,no\n")
+    runs = [make_run(tmp_path / f"t{t}", [
+        {"id": "s1", "steps": [{"texts": ["a"], "se": 0.0}],
+         "judges": {"multiagent": {"feasibility": True}, "oneshot": {"feasibility": False}}},
+        {"id": "s2", "steps": [{"texts": ["a"], "se": 0.0}],
+         "judges": {"multiagent": {"feasibility": t == 0.5}, "oneshot": {"feasibility": False}}},
+    ], judge_threshold=t) for t in (0.3, 0.5)]
+    result = judge_accuracy_analysis(runs, labels)
+    judges = result.frame[result.frame.kind == "judge"].set_index(["judge", "threshold"], drop=False)
+    # at 0.3 the multi-agent judge gets both right, at 0.5 it calls s2 feasible: 1 of 2
+    assert judges.loc[("multiagent", 0.3), "accuracy"] == 1.0
+    assert judges.loc[("multiagent", 0.5), "accuracy"] == 0.5
+    assert list(result.frame[result.frame.judge == "oneshot"]["accuracy"]) == [0.5, 0.5]
+    (figure8,) = [p for p in result.plots if "Figure 8" in p["title"]]
+    assert figure8["data"] == {"x": [0.3, 0.5], "series": {"multiagent": [1.0, 0.5]}}
 
 
 def test_bad_label_files_say_what_to_fix(tmp_path: Path) -> None:

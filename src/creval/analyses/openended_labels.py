@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from creval.analyses.base import AnalysisResult
 from creval.analyses.openended_runs import (
+    all_verdicts,
     binary,
     open_runs,
     read_csv_rows,
@@ -263,14 +264,15 @@ def _accuracy_row(rater: str, kind: str, predicted: dict[tuple[str, str], bool |
 
 def judge_accuracy_frame(runs: Sequence[str | Path | Run], labels: str | Path, *,
                          judge: str | None = None) -> pd.DataFrame:
-    """Table 2: accuracy of each run's judge, and of each annotator, against the majority-vote
-    gold label, per criterion and over all (solution, criterion) items.
+    """Table 2: accuracy of each run's judges (every judge the run holds, or ``judge``), and of
+    each annotator, against the majority-vote gold label, per criterion and over all
+    (solution, criterion) items.
 
     Items without a gold label (annotators tied) are left out. A judge verdict that did not
     parse, or a labelled solution the run did not judge, is ``undecided`` and left out of the
     judge's accuracy. Annotators are scored against the majority of all annotators, themselves
-    included (the paper does not say otherwise). Several runs (the same judge at several
-    ``--judge-threshold`` values) give one row each, with the threshold (Figure 8).
+    included (the paper does not say otherwise). Several runs (the multi-agent judge at several
+    ``--judge-threshold`` values) give one row each, with the threshold (Figure 8, appendix D.5).
     """
     import pandas as pd
 
@@ -283,17 +285,21 @@ def judge_accuracy_frame(runs: Sequence[str | Path | Run], labels: str | Path, *
     criteria = list(dict.fromkeys(items["criterion"]))
     rows = []
     for run in opened:
-        name, judged = verdicts(run, judge)
+        judges = all_verdicts(run) if judge is None else dict([verdicts(run, judge)])
         alias = unit_aliases(run)
         unknown = sorted({i for i in items["id"] if i not in alias})
         if len(unknown) == items["id"].nunique():
             raise CrevalError(f"No labelled id is a solution of {run.path} (e.g. {unknown[0]!r}); "
                               "the labels' id column must hold the run's problem ids.")
-        predicted = {(i, c): judged.get(alias.get(i, ""), {}).get(c) for i, c in zip(items["id"], items["criterion"], strict=True)}
-        row = _accuracy_row(f"{name} @ {names_label[run.path]}", "judge", predicted, items, criteria)
-        row["threshold"] = run.manifest.options.get("judge_threshold")
-        row["run"] = str(run.path)
-        rows.append(row)
+        for name, judged in sorted(judges.items()):
+            predicted = {(i, c): judged.get(alias.get(i, ""), {}).get(c)
+                         for i, c in zip(items["id"], items["criterion"], strict=True)}
+            row = _accuracy_row(f"{name} @ {names_label[run.path]}", "judge", predicted, items, criteria)
+            row["judge"] = name
+            # the multi-agent judge's early-exit confidence (appendix D.5); others have none
+            row["threshold"] = run.manifest.options.get("judge_threshold") if name == "multiagent" else None
+            row["run"] = str(run.path)
+            rows.append(row)
     for annotator in names:
         predicted = {(i, c): v for i, c, v in zip(items["id"], items["criterion"], items[annotator], strict=True)}
         rows.append(_accuracy_row(annotator, "annotator", predicted, items, criteria))
@@ -310,10 +316,10 @@ def judge_accuracy_analysis(runs: Sequence[str | Path | Run], labels: str | Path
     judges = frame[frame["kind"] == "judge"].dropna(subset=["threshold"])
     if judges["threshold"].nunique() > 1:
         xs = sorted(set(judges["threshold"]))
-        plots.append({"title": "Judge accuracy per confidence threshold (Figure 8)", "kind": "line",
+        plots.append({"title": "Multi-agent judge accuracy per confidence threshold (Figure 8)", "kind": "line",
                       "xlabel": "confidence threshold", "ylabel": "accuracy",
-                      "data": {"x": xs, "series": {"judge": [judges[judges.threshold == x]["accuracy"].mean()
-                                                             for x in xs]}}})
+                      "data": {"x": xs, "series": {"multiagent": [judges[judges.threshold == x]["accuracy"].mean()
+                                                                  for x in xs]}}})
     share = items.dropna(subset=["gold"]).groupby("criterion", sort=False)["gold"].mean().reset_index()
     return AnalysisResult(
         name="judge_accuracy", title="Judge and annotator accuracy against majority-vote gold labels",

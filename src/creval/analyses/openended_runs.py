@@ -82,9 +82,9 @@ def steps_frame(runs: Sequence[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def verdicts(run: Run, judge: str | None = None) -> tuple[str, dict[str, dict[str, bool | None]]]:
-    """The judge's criterion verdicts per solution id (or unit key): ``(judge, {id: {criterion:
-    verdict}})``. ``judge`` defaults to ``multiagent`` when present, else the first judge."""
+def all_verdicts(run: Run) -> dict[str, dict[str, dict[str, bool | None]]]:
+    """Every judge's criterion verdicts per solution id (or unit key):
+    ``{judge: {id: {criterion: verdict}}}`` (criteria in lower case)."""
     found: dict[str, dict[str, dict[str, bool | None]]] = {}
     for record in run.records:
         if record.status != "ok":
@@ -94,6 +94,13 @@ def verdicts(run: Run, judge: str | None = None) -> tuple[str, dict[str, dict[st
             found.setdefault(name, {})[ident] = {str(c).lower(): v for c, v in verdict.get("verdicts", {}).items()}
     if not found:
         raise CrevalError(f"{run.path} holds no judge verdicts (it was run with --judges none?).")
+    return found
+
+
+def verdicts(run: Run, judge: str | None = None) -> tuple[str, dict[str, dict[str, bool | None]]]:
+    """One judge's verdicts, :func:`all_verdicts` style: ``(judge, {id: {criterion: verdict}})``.
+    ``judge`` defaults to ``multiagent`` when present, else the first judge."""
+    found = all_verdicts(run)
     if judge is None:
         judge = "multiagent" if "multiagent" in found else sorted(found)[0]
     if judge not in found:
