@@ -8,43 +8,13 @@ summary line goes to stderr.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from creval.cli_score_io import Out, TextField, read_texts, write_rows
 from creval.errors import CrevalError
-
-TextField = Annotated[str, typer.Option(help="The text field of each JSONL line.")]
-Out = Annotated[Path | None, typer.Option(help="Write the JSON lines here instead of stdout.")]
-
-
-def read_texts(path: Path, field: str) -> list[tuple[str, str]]:
-    """``(id, text)`` per JSONL line; a missing or non-string text field stops with its line."""
-    from creval.benchmarks.common import jsonl_objects
-
-    if not path.is_file():
-        raise CrevalError(f"{path} does not exist. Pass a JSONL file with a {field!r} field per line.")
-    rows = jsonl_objects(path.read_text(encoding="utf-8").splitlines(), str(path))
-    out = []
-    for number, row in rows:
-        text = row.get(field)
-        if not isinstance(text, str):
-            raise CrevalError(f"{path}:{number}: no string field {field!r}. Pass --text-field NAME.")
-        out.append((str(row.get("id", number)), text))
-    if not out:
-        raise CrevalError(f"{path} holds no texts.")
-    return out
-
-
-def _write(rows: list[dict[str, Any]], out: Path | None, summary: str) -> None:
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    if out is None:
-        typer.echo(lines, nl=False)
-    else:
-        out.write_text(lines, encoding="utf-8")
-    typer.echo(summary + (f" -> {out}" if out else ""), err=True)
 
 
 def score_ci(
@@ -81,7 +51,7 @@ def score_ci(
             rows.append({"id": text_id, **outcome.result.as_dict(), **extra})
     scored = [float(r["creativity_index_mean"]) for r in rows if "excluded" not in r]
     mean = sum(scored) / len(scored) if scored else None
-    _write(rows, out, f"ci: {len(scored)} scored, {len(rows) - len(scored)} excluded, "
+    write_rows(rows, out, f"ci: {len(scored)} scored, {len(rows) - len(scored)} excluded, "
                       f"mean index {mean if mean is None else round(mean, 4)} over L = {min_l}..{max_l}; "
                       f"{ix.queries} index queries; index {ix.identity().get('path') or index}")
 
@@ -126,46 +96,8 @@ def score_templates(
         usable.append(tags)
     cr = pos_compression_ratio(usable) if usable else None
     rate = sum(1 for r in rows if r.get("templates", 0) > 0) / len(usable) if usable else None
-    _write(rows, out, f"templates: n={n}, top {len(templates)}; CR-POS {cr if cr is None else round(cr, 4)}, "
+    write_rows(rows, out, f"templates: n={n}, top {len(templates)}; CR-POS {cr if cr is None else round(cr, 4)}, "
                       f"template rate {rate if rate is None else round(rate, 4)} over {len(usable)} texts")
-
-
-def score_ppl(
-    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
-    model: Annotated[str, typer.Option("--model", "-m", help="local, local:PATH.gguf or hf:NAME (backends with prompt log-probabilities).")] = "local",
-    text_field: TextField = "text",
-    out: Out = None,
-) -> None:
-    """Perplexity of each text under a model (token-weighted), and over all texts pooled."""
-    import asyncio
-
-    from creval.metrics.perplexity import corpus_perplexity, perplexity
-    from creval.models import get_model
-    from creval.models.base import ModelError
-
-    texts = read_texts(file, text_field)
-    backend = get_model(model)
-    if not backend.capabilities.prompt_logprobs or not hasattr(backend, "prompt_logprobs"):
-        raise CrevalError(f"{model} gives no prompt log-probabilities; use local, local:PATH.gguf or hf:NAME.")
-    rows: list[dict[str, Any]] = []
-    pooled: list[list[float]] = []
-    for text_id, text in texts:
-        try:
-            tokens = asyncio.run(backend.prompt_logprobs(text)) if text.strip() else []
-        except ModelError as exc:
-            rows.append({"id": text_id, "excluded": str(exc)})
-            continue
-        if not tokens:
-            rows.append({"id": text_id, "excluded": "no scored token"})
-            continue
-        logprobs = [t.logprob for t in tokens]
-        pooled.append(logprobs)
-        rows.append({"id": text_id, "tokens": len(logprobs), "ppl": perplexity(logprobs)})
-    total = corpus_perplexity(pooled) if pooled else None
-    _write(rows, out, f"ppl: {len(pooled)} scored, {len(rows) - len(pooled)} excluded; pooled "
-                      f"perplexity {total if total is None else round(total, 4)} under {model}")
-
-
 
 
 def _ask_all(spec: str, base_url: str | None, prompts: list[str], max_tokens: int) -> list[str | Exception]:
@@ -223,7 +155,7 @@ def score_judge(
         else:
             rows.append({"id": text_id, **parse_judgement(answer, domain), "judgement": answer})
     parsed = sum("scores" in r for r in rows)
-    _write(rows, out, f"judge: {parsed} parsed, {len(rows) - parsed} parse failures or errors ({judge}, {domain} rubric)")
+    write_rows(rows, out, f"judge: {parsed} parsed, {len(rows) - parsed} parse failures or errors ({judge}, {domain} rubric)")
 
 
 def score_sns(
@@ -256,13 +188,15 @@ def score_sns(
     for row in rows:
         if row["id"] in values:
             row["sns"] = values[row["id"]]
-    _write(rows, out, f"sns: {len(values)} scored, {len(rows) - len(values)} excluded ({judge}, {embedder})")
+    write_rows(rows, out, f"sns: {len(values)} scored, {len(rows) - len(values)} excluded ({judge}, {embedder})")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``ci``, ``templates``, ``ppl``, ``judge`` and ``sns`` to ``creval score``."""
     app.command("ci")(score_ci)
     app.command("templates")(score_templates)
+    from creval.cli_score_ppl import score_ppl
+
     app.command("ppl")(score_ppl)
     app.command("judge")(score_judge)
     app.command("sns")(score_sns)

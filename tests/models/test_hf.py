@@ -17,6 +17,7 @@ pytest.importorskip("transformers")
 from creval.errors import CrevalError  # noqa: E402
 from creval.models import Completion, GenerateRequest, ModelError, get_model  # noqa: E402
 from creval.models.hf import HFModel  # noqa: E402
+from creval.models.prompt_scoring import PromptRequest  # noqa: E402
 
 SENTENCES = [
     "the cat sat on the mat",
@@ -193,7 +194,7 @@ def test_eos_ends_a_sample_and_is_not_counted(models_tiny_dir: Path, tmp_path: P
 
 @pytest.mark.slow
 def test_prompt_logprobs(models_tiny: HFModel) -> None:
-    scores = asyncio.run(models_tiny.prompt_logprobs("the cat sat on the mat"))
+    scores = asyncio.run(models_tiny.prompt_logprobs(PromptRequest(text="the cat sat on the mat"))).tokens
     assert [t.token for t in scores] == [" cat", " sat", " on", " the", " mat"]
     assert all(t.logprob < 0 for t in scores)
     assert models_tiny.capabilities.prompt_logprobs
@@ -234,3 +235,40 @@ def test_the_models_generation_config_does_not_change_sampling(models_tiny_dir: 
     other = _generate(get_model(f"hf:{copy}"), request)  # type: ignore[arg-type]
     assert [c.text for c in other] == [c.text for c in base]
     assert [c.logprob_sum for c in other] == pytest.approx([c.logprob_sum for c in base])
+
+
+@pytest.mark.slow
+def test_prompt_logprobs_in_windows_match_direct_forward_passes(models_tiny: HFModel) -> None:
+    """Each token is scored once, in the window the sliding-window arithmetic gives it, with
+    the log-softmax of a forward pass over just that window (computed here with torch)."""
+    import torch
+
+    from creval.metrics.perplexity import sliding_windows
+
+    text = "the cat sat on the mat and the dog lay by the door while the bird sang on the roof"
+    whole = asyncio.run(models_tiny.prompt_logprobs(PromptRequest(text=text)))
+    windowed = asyncio.run(models_tiny.prompt_logprobs(PromptRequest(text=text, window=6, stride=2)))
+    tokenizer, model = models_tiny._load()
+    ids = tokenizer(text, add_special_tokens=True)["input_ids"]
+    windows = sliding_windows(len(ids), window=6, stride=2)
+    assert (windowed.window, windowed.stride, windowed.windows) == (6, 2, len(windows)) and len(windows) > 3
+    assert windowed.usage.input_tokens == sum(w.end - w.start for w in windows)
+    assert [t.token for t in windowed.tokens] == [t.token for t in whole.tokens]
+    expected = []
+    for w in windows:
+        with torch.inference_mode():
+            logits = model(input_ids=torch.tensor([ids[w.start : w.end]])).logits[0].float()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        expected += [float(logprobs[p - w.start - 1, ids[p]]) for p in range(w.first, w.end)]
+    assert [t.logprob for t in windowed.tokens] == pytest.approx(expected, abs=1e-5)
+    # the first window's tokens have the same context as in one pass; later ones less
+    assert [t.logprob for t in windowed.tokens[:5]] == pytest.approx([t.logprob for t in whole.tokens[:5]], abs=1e-5)
+    assert [t.logprob for t in windowed.tokens] != pytest.approx([t.logprob for t in whole.tokens], abs=1e-3)
+    assert whole.window is not None and whole.windows == 1  # fits the model's context
+
+
+@pytest.mark.slow
+def test_prompt_logprobs_window_larger_than_the_context_is_a_model_error(models_tiny: HFModel) -> None:
+    context = models_tiny._load()[1].config.max_position_embeddings
+    with pytest.raises(ModelError, match="exceeds the model's context"):
+        asyncio.run(models_tiny.prompt_logprobs(PromptRequest(text="the cat", window=context + 1)))

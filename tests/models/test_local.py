@@ -24,6 +24,7 @@ from creval.models import (
 )
 from creval.models.base import ImagePart, TextPart
 from creval.models.local import LocalModel, default_model_path
+from creval.models.prompt_scoring import PromptRequest
 
 PROMPT = "Name three unusual uses for a brick."
 
@@ -158,8 +159,8 @@ def test_stop_strings_cut_the_text(models_smol: LocalModel) -> None:
 
 @pytest.mark.slow
 def test_prompt_logprobs_prefer_fluent_text(models_smol: LocalModel) -> None:
-    fluent = asyncio.run(models_smol.prompt_logprobs("The cat sat on the mat and fell asleep."))
-    scrambled = asyncio.run(models_smol.prompt_logprobs("mat asleep the fell sat and cat on The."))
+    fluent = asyncio.run(models_smol.prompt_logprobs(PromptRequest(text="The cat sat on the mat and fell asleep."))).tokens
+    scrambled = asyncio.run(models_smol.prompt_logprobs(PromptRequest(text="mat asleep the fell sat and cat on The."))).tokens
     assert len(fluent) >= 8
     assert all(t.logprob <= 0 for t in fluent + scrambled)
     assert "".join(t.token for t in fluent) == " cat sat on the mat and fell asleep."
@@ -291,3 +292,30 @@ def test_model_logprobs_equal_llama_cpp_pythons_own(models_smol: LocalModel, top
                 assert list(token.top.values()) == pytest.approx(list(expected.values()), abs=1e-4)
             stop_strings_cut += "".join(t.token for t in ours.tokens) != ours.text
     assert stop_strings_cut > 0  # a stop string cut a token: its log-probability is still there
+
+
+@pytest.mark.slow
+def test_a_text_longer_than_the_context_is_scored_in_windows(models_smol: LocalModel) -> None:
+    """A context of 128 tokens scores a ~300-token text in windows (128 tokens every 64), each
+    token once; the first window's tokens see what they see in one pass over the whole text."""
+    from creval.metrics.perplexity import sliding_windows
+
+    text = " ".join(f"On day {i} the small cat walked to the river and sat down." for i in range(20))
+    whole = asyncio.run(models_smol.prompt_logprobs(PromptRequest(text=text)))  # n_ctx 4096: one pass
+    short = get_model("local", ModelOptions(n_ctx=128, threads=1))
+    assert isinstance(short, LocalModel)
+    try:
+        windowed = asyncio.run(short.prompt_logprobs(PromptRequest(text=text)))
+    finally:
+        asyncio.run(short.aclose())
+    n_ids = len(whole.tokens) + 1  # no BOS: the first token has no context
+    windows = sliding_windows(n_ids, window=128, stride=64)
+    assert n_ids > 250 and whole.windows == 1 and whole.window == 4096
+    assert (windowed.window, windowed.stride, windowed.windows) == (128, 64, len(windows))
+    assert windowed.usage.input_tokens == sum(w.end - w.start for w in windows)
+    assert [t.token for t in windowed.tokens] == [t.token for t in whole.tokens]
+    first = [t.logprob for t in windowed.tokens[:127]]
+    assert first == pytest.approx([t.logprob for t in whole.tokens[:127]], abs=2e-3)
+    later = [t.logprob for t in windowed.tokens[127:]]
+    assert later != pytest.approx([t.logprob for t in whole.tokens[127:]], abs=2e-3)
+    assert all(v <= 0 for v in later)

@@ -63,6 +63,11 @@ class ModelOptions(BaseModel):
     #: ``json_object`` is llama-cpp-python's server form (``{"type": "json_object",
     #: "schema": ...}``).
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off"
+    #: Whether and how an ``openai:`` endpoint gives prompt log-probabilities (perplexity):
+    #: ``off`` (the default), ``auto`` (probed once before the run), ``vllm`` (vLLM's
+    #: ``prompt_logprobs``) or ``echo`` (``/completions`` with ``echo`` and ``logprobs``); see
+    #: :mod:`creval.models.openai_prompt`.
+    prompt_logprobs: Literal["off", "auto", "echo", "vllm"] = "off"
 
 
 BackendFactory = Callable[[str, ModelOptions], Model]

@@ -51,6 +51,7 @@ from creval.models.base import (
     TokenLogprob,
     Usage,
 )
+from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
 from creval.quiet import quiet_hf
 
 if TYPE_CHECKING:
@@ -331,31 +332,34 @@ class HFModel:
         )
 
     # -- scoring ------------------------------------------------------------------------------
-    async def prompt_logprobs(self, text: str) -> list[TokenLogprob]:
-        """Log-probability of each token of ``text`` given the tokens before it (no chat
-        template). When the tokenizer adds a BOS token every text token is scored; otherwise
-        the first token has no context and is left out."""
-        return await asyncio.to_thread(self._prompt_logprobs_sync, text)
+    async def prompt_logprobs(self, request: PromptRequest) -> PromptScores:
+        """Log-probability of each token of ``request.text`` given the tokens before it (no
+        chat template), in windows of ``request.window`` tokens (default: the model's
+        context, :func:`context_length`). When the tokenizer adds a BOS token every text
+        token is scored; otherwise the first token has no context and is left out."""
+        return await asyncio.to_thread(self._prompt_logprobs_sync, request)
 
-    def _prompt_logprobs_sync(self, text: str) -> list[TokenLogprob]:
+    def _prompt_logprobs_sync(self, request: PromptRequest) -> PromptScores:
         import torch
 
         with self._lock:
             tokenizer, model = self._load()
-            ids: list[int] = tokenizer(text, add_special_tokens=True)["input_ids"]
-            if len(ids) < 2:
-                return []
-            input_ids = torch.tensor([ids], dtype=torch.long, device=model.device)
-            with torch.inference_mode():
-                logits = model(input_ids=input_ids).logits[0, :-1].float()
-            logprobs = torch.log_softmax(logits, dim=-1)
-            target = torch.tensor(ids[1:], device=logprobs.device)
-            values = logprobs.gather(1, target[:, None])[:, 0].tolist()
-            pieces = token_pieces(tokenizer, ids)[1:]
-            return [
-                TokenLogprob(token=piece, logprob=float(v))
-                for piece, v in zip(pieces, values, strict=True)
-            ]
+            window, stride = request.resolve(context_length(model, tokenizer), self.spec)
+            ids: list[int] = tokenizer(request.text, add_special_tokens=True)["input_ids"]
+
+            def score(part: list[int]) -> list[float]:
+                input_ids = torch.tensor([part], dtype=torch.long, device=model.device)
+                with torch.inference_mode():
+                    logits = model(input_ids=input_ids).logits[0, :-1].float()
+                logprobs = torch.log_softmax(logits, dim=-1)
+                target = torch.tensor(part[1:], device=logprobs.device)
+                return list(logprobs.gather(1, target[:, None])[:, 0].tolist())
+
+            scored, windows, fed = score_in_windows(ids, window, stride, score)
+            pieces = token_pieces(tokenizer, ids)
+        tokens = [TokenLogprob(token=pieces[pos], logprob=float(v)) for pos, v in scored]
+        return PromptScores(tokens=tokens, window=window, stride=stride, windows=windows,
+                            usage=Usage(input_tokens=fed))
 
     async def aclose(self) -> None:
         """Drop the model and tokenizer (they are reloaded on the next request)."""
@@ -363,6 +367,18 @@ class HFModel:
             self._model = None
             self._tokenizer = None
             self._constraint = None
+
+
+def context_length(model: Any, tokenizer: Any) -> int | None:
+    """The model's context in tokens: its config's ``max_position_embeddings`` (or
+    ``n_positions``), else the tokenizer's ``model_max_length`` when that is a real number."""
+    config = getattr(model, "config", None)
+    for name in ("max_position_embeddings", "n_positions", "n_ctx"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 1:
+            return value
+    limit = getattr(tokenizer, "model_max_length", None)
+    return limit if isinstance(limit, int) and 1 < limit < 10**7 else None
 
 
 def _eos_ids(tokenizer: Any, model: Any) -> set[int]:

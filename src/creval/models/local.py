@@ -61,6 +61,7 @@ from creval.models.local_logprobs import (  # noqa: F401  (sampled_distribution 
     sampled_distribution,
     sampled_logprob,
 )
+from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
 
 if TYPE_CHECKING:
     from creval.models import ModelOptions
@@ -320,39 +321,44 @@ class LocalModel:
         )
 
     # -- scoring ------------------------------------------------------------------------------
-    async def prompt_logprobs(self, text: str) -> list[TokenLogprob]:
-        """Log-probability of each token of ``text`` given the tokens before it (no chat
-        template). The model's BOS token is put first when its tokenizer adds one; otherwise
-        the first token has no context and is left out."""
-        return await asyncio.to_thread(self._prompt_logprobs_sync, text)
+    async def prompt_logprobs(self, request: PromptRequest) -> PromptScores:
+        """Log-probability of each token of ``request.text`` given the tokens before it (no
+        chat template), in windows of ``request.window`` tokens (default: ``n_ctx``). The
+        model's BOS token is put first when its tokenizer adds one; otherwise the first token
+        has no context and is left out."""
+        return await asyncio.to_thread(self._prompt_logprobs_sync, request)
 
-    def _prompt_logprobs_sync(self, text: str) -> list[TokenLogprob]:
+    def _prompt_logprobs_sync(self, request: PromptRequest) -> PromptScores:
         import numpy as np
 
+        window, stride = request.resolve(self.n_ctx, self.spec)
         with self._lock:
             llm = self._load(logits_all=True)
             add_bos = bool(llm._model.add_bos_token()) and llm.token_bos() >= 0
-            ids: list[int] = llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=False)
-            if len(ids) >= llm.n_ctx():
-                raise ModelError(
-                    f"{self.spec}: the text has {len(ids)} tokens, more than the context "
-                    f"window of {llm.n_ctx()}"
+            ids: list[int] = llm.tokenize(request.text.encode("utf-8"), add_bos=add_bos, special=False)
+
+            def score(part: list[int]) -> list[float]:
+                llm.reset()
+                llm.eval(part)
+                logits = np.asarray(llm.scores[: len(part) - 1], dtype=np.float64)
+                peak = logits.max(axis=1, keepdims=True)
+                logz = np.log(np.exp(logits - peak).sum(axis=1, keepdims=True)) + peak
+                target = np.asarray(part[1:])
+                return list((logits[np.arange(len(target)), target] - logz[:, 0]).tolist())
+
+            try:
+                scored, windows, fed = score_in_windows(ids, window, stride, score)
+            finally:
+                llm.reset()
+            tokens = [
+                TokenLogprob(
+                    token=llm.detokenize([ids[pos]], prev_tokens=ids[:pos]).decode("utf-8", errors="replace"),
+                    logprob=float(value),
                 )
-            if len(ids) < 2:
-                return []
-            llm.reset()
-            llm.eval(ids)
-            logits = np.asarray(llm.scores[: len(ids) - 1], dtype=np.float64)
-            peak = logits.max(axis=1, keepdims=True)
-            logz = np.log(np.exp(logits - peak).sum(axis=1, keepdims=True)) + peak
-            target = np.asarray(ids[1:])
-            values = (logits[np.arange(len(target)), target] - logz[:, 0]).tolist()
-            out: list[TokenLogprob] = []
-            for pos, (tok, value) in enumerate(zip(ids[1:], values, strict=True), start=1):
-                piece = llm.detokenize([tok], prev_tokens=ids[:pos]).decode("utf-8", errors="replace")
-                out.append(TokenLogprob(token=piece, logprob=float(value)))
-            llm.reset()
-            return out
+                for pos, value in scored
+            ]
+        return PromptScores(tokens=tokens, window=window, stride=stride, windows=windows,
+                            usage=Usage(input_tokens=fed))
 
     async def aclose(self) -> None:
         """Free the llama.cpp instances (they are reloaded on the next request)."""

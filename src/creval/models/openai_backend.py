@@ -60,6 +60,7 @@ from creval.redact import redact_text, redact_url
 
 if TYPE_CHECKING:
     from creval.models import ModelOptions
+    from creval.models.prompt_scoring import PromptRequest, PromptScores
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: Seconds that :meth:`OpenAIModel.check` waits for an answer.
@@ -200,6 +201,15 @@ class OpenAIModel:
         self._probed = options.structured_output != "auto"
         if options.structured_output in ("json_schema", "json_object"):
             self._set_schema_form(options.structured_output)
+        #: How prompt log-probabilities are asked for: "vllm", "echo" or None (they are not).
+        self.prompt_form: str | None = None
+        self._prompt_probed = options.prompt_logprobs != "auto"
+        if options.prompt_logprobs in ("vllm", "echo"):
+            self._set_prompt_form(options.prompt_logprobs)
+
+    def _set_prompt_form(self, form: str | None) -> None:
+        self.prompt_form = form
+        self.capabilities = self.capabilities.model_copy(update={"prompt_logprobs": form is not None})
 
     def _set_schema_form(self, form: str | None) -> None:
         self.schema_form = form
@@ -282,6 +292,28 @@ class OpenAIModel:
         except openai.APIError:
             pass  # it answered: reachable (some servers have no /models)
         await self.probe_structured_output()
+        await self.probe_prompt_logprobs()
+
+    async def probe_prompt_logprobs(self) -> str | None:
+        """Find, once, whether and how the server gives prompt log-probabilities
+        (:func:`creval.models.openai_prompt.probe`): ``vllm``, ``echo`` or None."""
+        from creval.models.openai_prompt import probe
+
+        if not self._prompt_probed:
+            self._prompt_probed = True
+            self._set_prompt_form(await probe(self))
+        return self.prompt_form
+
+    async def prompt_logprobs(self, request: PromptRequest) -> PromptScores:
+        """Each token's log-probability given those before it, in the declared or probed
+        form; an endpoint without one is a :class:`ModelError` naming the backends that can."""
+        from creval.models import openai_prompt
+
+        if self.prompt_form == "vllm":
+            return await openai_prompt.score_vllm(self, request)
+        if self.prompt_form == "echo":
+            return await openai_prompt.score_echo(self, request)
+        raise openai_prompt.unsupported(self)
 
     async def probe_structured_output(self) -> str | None:
         """Find, once, whether and how the server constrains answers to a JSON schema.

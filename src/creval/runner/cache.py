@@ -12,7 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from creval.models.base import Completion, GenerateRequest, digest
+from creval.models.prompt_scoring import PromptRequest, PromptScores
 from creval.paths import cache_root
 
 
@@ -46,6 +49,16 @@ def cache_key(model_identity: dict[str, Any], request: GenerateRequest, sample_i
     )
 
 
+def prompt_cache_key(model_identity: dict[str, Any], request: PromptRequest) -> str:
+    """The cache key of the prompt log-probabilities of ``request`` (text, window, stride).
+
+    >>> a = prompt_cache_key({"provider": "local"}, PromptRequest(text="hi"))
+    >>> a == prompt_cache_key({"provider": "local"}, PromptRequest(text="hi", window=64))
+    False
+    """
+    return digest({"kind": "prompt_logprobs", "model": model_identity, "request": request.model_dump(mode="json")})
+
+
 class ResponseCache:
     """A persistent map from :func:`cache_key` to :class:`Completion`."""
 
@@ -61,11 +74,21 @@ class ResponseCache:
             " completion TEXT NOT NULL)"
         )
 
-    def get(self, key: str) -> Completion | None:
+    def _row(self, key: str) -> str | None:
         row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
-        return None if row is None else Completion.model_validate_json(row[0])
+        return None if row is None else str(row[0])
 
-    def put(self, key: str, model: str, completion: Completion) -> None:
+    def get(self, key: str) -> Completion | None:
+        row = self._row(key)
+        return None if row is None else Completion.model_validate_json(row)
+
+    def get_prompt_scores(self, key: str) -> PromptScores | None:
+        """The prompt log-probabilities stored under :func:`prompt_cache_key`."""
+        row = self._row(key)
+        return None if row is None else PromptScores.model_validate_json(row)
+
+    def put(self, key: str, model: str, completion: BaseModel) -> None:
+        """Store a :class:`Completion` (or :class:`PromptScores`) under ``key``."""
         self._db.execute(
             "INSERT OR REPLACE INTO responses (key, model, created, completion) VALUES (?,?,?,?)",
             (key, model, time.time(), completion.model_dump_json()),

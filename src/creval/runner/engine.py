@@ -8,7 +8,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from creval.models.base import (
     Capabilities,
@@ -20,10 +20,13 @@ from creval.models.base import (
     TransientModelError,
     tally_requests,
 )
-from creval.runner.cache import ResponseCache, cache_key
+from creval.models.prompt_scoring import SCORING_BACKENDS, PromptRequest, PromptScorer, PromptScores
+from creval.runner.cache import ResponseCache, cache_key, prompt_cache_key
 from creval.runner.counters import Counters
 from creval.runner.progress import Progress
 from creval.runner.store import Record, RunStore
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,11 @@ class Unit:
 
 class UnitFailed(Exception):
     """A model call failed after its retries; the unit becomes an error record."""
+
+
+class ModelRefused(UnitFailed):
+    """The model refused the call for good (bad request, missing capability, text too long):
+    asking again will not help, so a unit may record it as a reasoned exclusion instead."""
 
 
 class EndpointDown(Exception):
@@ -93,6 +101,28 @@ class UnitContext:
             }
         )
         return completions
+
+    async def prompt_logprobs(
+        self, text: str, *, role: str = "target", window: int | None = None,
+        stride: int | None = None,
+    ) -> PromptScores:
+        """Each token's log-probability in ``text`` under the model playing ``role``, in
+        windows of ``window`` tokens every ``stride`` (None: the model's context, half of it).
+
+        Cached, counted, retried and behind the breaker like :meth:`generate`; a model that
+        cannot score texts raises :class:`ModelRefused` naming the backends that can.
+        """
+        request = PromptRequest(text=text, window=window, stride=stride)
+        scores = await self._runner.score_prompt(role, request)
+        self.calls.append(
+            {
+                "role": role,
+                "model": self._runner.models[role].spec,
+                "prompt_request": request.model_dump(mode="json"),
+                "prompt_scores": scores.model_dump(mode="json"),
+            }
+        )
+        return scores
 
 
 class Runner:
@@ -158,7 +188,46 @@ class Runner:
                     self.cache.put(key, model.spec, completion)
         return [found[i] for i in indices]
 
+    async def score_prompt(self, role: str, request: PromptRequest) -> PromptScores:
+        """Prompt log-probabilities of ``request.text`` from the model playing ``role``,
+        from the cache when it holds them (one cache hit), else asked for (one request per
+        window, their tokens counted as input tokens)."""
+        model = self.models[role]
+        if not model.capabilities.prompt_logprobs or not isinstance(model, PromptScorer):
+            raise ModelRefused(
+                f"{model.spec} gives no prompt log-probabilities; backends that do: {SCORING_BACKENDS}."
+            )
+        key = prompt_cache_key(model.identity(), request)
+        if self.cache is not None:
+            hit = self.cache.get_prompt_scores(key)
+            if hit is not None:
+                self.counters.add(model.spec, cache_hits=1)
+                return hit
+        scorer = model
+        scores = await self._attempts(model, lambda: scorer.prompt_logprobs(request))
+        self.counters.add(model.spec, input_tokens=scores.usage.input_tokens)
+        if self.cache is not None:
+            self.cache.put(key, model.spec, scores)
+        if self._progress is not None:
+            self._progress.update(self.counters)
+        return scores
+
     async def _call(self, model: Model, request: GenerateRequest) -> list[Completion]:
+        completions = await self._attempts(model, lambda: model.generate(request))
+        if len(completions) != request.n:
+            self.counters.add(model.spec, errors=1)
+            raise UnitFailed(f"{model.spec} returned {len(completions)} of {request.n} samples")
+        usage = sum((c.usage for c in completions), start=completions[0].usage.__class__())
+        self.counters.add(
+            model.spec, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
+        )
+        if self._progress is not None:
+            self._progress.update(self.counters)
+        return completions
+
+    async def _attempts(self, model: Model, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()`` under the endpoint's concurrency limit, retried on transient errors,
+        counted (requests as the server sees them), behind the endpoint's circuit breaker."""
         endpoint = self._endpoint(model)
         attempt = 0
         while True:
@@ -171,10 +240,10 @@ class Runner:
                         raise EndpointDown(endpoint)
                     tally = tally_requests()
                     try:
-                        completions = await model.generate(request)
+                        result = await call()
                     finally:
                         # as the server sees them: a backend that sends several requests
-                        # for one call (topping up n) notes each; others count as one
+                        # for one call (topping up n, windows) notes each; others count as one
                         self.counters.add(model.spec, requests=tally.sent or 1)
             except EndpointUnreachable as exc:
                 self._failures[endpoint] = self._failures.get(endpoint, 0) + 1
@@ -196,18 +265,9 @@ class Runner:
                 continue
             except ModelError as exc:
                 self.counters.add(model.spec, errors=1)
-                raise UnitFailed(f"{type(exc).__name__}: {exc}") from exc
+                raise ModelRefused(f"{type(exc).__name__}: {exc}") from exc
             self._failures[endpoint] = 0
-            if len(completions) != request.n:
-                self.counters.add(model.spec, errors=1)
-                raise UnitFailed(f"{model.spec} returned {len(completions)} of {request.n} samples")
-            usage = sum((c.usage for c in completions), start=completions[0].usage.__class__())
-            self.counters.add(
-                model.spec, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
-            )
-            if self._progress is not None:
-                self._progress.update(self.counters)
-            return completions
+            return result
 
     # -- units --------------------------------------------------------------------------------
     async def _run_unit(self, unit: Unit) -> Record | None:

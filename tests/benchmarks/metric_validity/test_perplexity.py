@@ -57,7 +57,7 @@ def test_run_counts_texts_a_backend_cannot_score(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
     (reason,) = [r for r in scores["excluded"] if r.startswith("ppl:")]
-    assert scores["excluded"][reason] == 4 and "local and hf" in reason
+    assert scores["excluded"][reason] == 4 and "local, local:PATH.gguf, hf:NAME" in reason
     assert [row["metric"] for row in scores["separation"]] == ["tpt"]  # the other metrics still ran
     texts = [i.text for i in load_domain("problem-solving")]
     assert not [b for b in server.bodies if any(t in json.dumps(b) for t in texts)]  # never asked
