@@ -312,12 +312,13 @@ def temperature_frame(runs: Sequence[str | Path | Run], *, estimator: str = "len
         cosine = mine.dropna(subset=["cosine_similarity"])
         rho_c, p_c, _ = _corr(list(clusters[estimator]), list(clusters["clusters"]))
         rho_s, p_s, _ = _corr(list(cosine[estimator]), list(cosine["cosine_similarity"]))
-        rows.append({"model": run.model, "temperature": run.manifest.options.get("temperature"),
+        rows.append({"benchmark": run.benchmark, "model": run.model,
+                     "temperature": run.manifest.options.get("temperature"),
                      "steps": len(mine), "mean_step_entropy": mine[estimator].mean() if len(mine) else None,
                      "mean_clusters": mine["clusters"].mean() if len(mine) else None,
                      "rho_clusters": rho_c, "p_clusters": p_c, "rho_cosine": rho_s, "p_cosine": p_s,
                      "run": str(run.path)})
-    frame = pd.DataFrame(rows).sort_values(["model", "temperature"], kind="stable", ignore_index=True)
+    frame = pd.DataFrame(rows).sort_values(["benchmark", "model", "temperature"], kind="stable", ignore_index=True)
     per_cluster = (steps.groupby(["model", "clusters"], as_index=False)
                    .agg(mean_step_entropy=(estimator, "mean"), steps=(estimator, "size")))
     return frame, per_cluster
@@ -326,8 +327,10 @@ def temperature_frame(runs: Sequence[str | Path | Run], *, estimator: str = "len
 def temperature_analysis(runs: Sequence[str | Path | Run], *, estimator: str = "length_normalised") -> AnalysisResult:
     frame, per_cluster = temperature_frame(runs, estimator=estimator)
     temps = sorted({t for t in frame["temperature"] if t is not None})
-    by_temp = {m: [next(iter(g[g.temperature == t]["mean_step_entropy"]), None) for t in temps]
-               for m, g in frame.groupby("model", sort=False)}
+    mixed = frame["benchmark"].nunique() > 1
+    by_temp = {(f"{b}: {m}" if mixed else m): [next(iter(g[g.temperature == t]["mean_step_entropy"]), None)
+                                               for t in temps]
+               for (b, m), g in frame.groupby(["benchmark", "model"], sort=False)}
     counts = sorted({int(c) for c in per_cluster["clusters"]})
     by_count = {m: [next(iter(g[g.clusters == c]["mean_step_entropy"]), None) for c in counts]
                 for m, g in per_cluster.groupby("model", sort=False)}

@@ -38,12 +38,14 @@ def open_runs(paths: Sequence[str | Path | Run], *, benchmarks: Sequence[str] = 
 
 
 def run_labels(runs: Sequence[Run]) -> dict[Path, str]:
-    """A short name per run: its model spec, with ``T=<temperature>`` when the runs differ in
+    """A short name per run: its model spec, after its benchmark when the runs mix benchmarks
+    (Tables 9-11 and 21 are per dataset), with ``T=<temperature>`` when the runs differ in
     temperature, and the folder name when that still leaves two alike."""
     temps = {run.manifest.options.get("temperature") for run in runs}
+    mixed = len({run.benchmark for run in runs}) > 1
     labels = {}
     for run in runs:
-        label = run.model
+        label = f"{run.benchmark}: {run.model}" if mixed else run.model
         if len(temps) > 1:
             label += f" T={run.manifest.options.get('temperature')}"
         labels[run.path] = label
