@@ -26,9 +26,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = [
-    "CONFIDENCES", "as_text", "text_budget", "confidence_schema", "discussion_schema", "render_confidence",
-    "render_discussion", "render_rubric", "render_short_verdict", "render_verdict",
-    "rubric_schema", "short_verdict_schema", "verdict_schema",
+    "CONFIDENCES", "as_text", "text_budget", "confidence_schema", "discussion_schema", "list_schema",
+    "render_confidence", "render_discussion", "render_numbered", "render_rubric",
+    "render_scales", "render_short_verdict", "render_verdict", "rubric_schema", "scales_schema",
+    "short_verdict_schema", "verdict_schema",
 ]  # fmt: skip
 
 #: Confidence values a constrained answer may give (one decimal, as the prompts ask).
@@ -72,6 +73,55 @@ def rubric_schema(labels: Sequence[str], *, low: int = 1, high: int = 5) -> dict
 def render_rubric(value: Any) -> str:
     """``{"Fluency": 4, ...}`` -> ``Fluency: 4`` lines (the values as they came)."""
     return "\n".join(f"{label}: {json.dumps(v, ensure_ascii=False)}" for label, v in value.items())
+
+
+def scales_schema(scales: Sequence[tuple[Sequence[str], int]], *,
+                  analysis_chars: int = 0) -> dict[str, Any]:  # fmt: skip
+    """An ``analysis`` first (when ``analysis_chars``), then one integer in ``1..high`` per
+    label, for rubrics whose criteria have different scales (``(labels, high)`` groups).
+
+    >>> s = scales_schema([(["logic"], 5), (["overall"], 10)], analysis_chars=200)
+    >>> list(s["properties"]), s["properties"]["overall"]["enum"][-1]
+    (['analysis', 'logic', 'overall'], 10)
+    """
+    properties: dict[str, Any] = {"analysis": _text(analysis_chars)} if analysis_chars else {}
+    for labels, high in scales:
+        properties.update(rubric_schema(labels, low=1, high=high)["properties"])
+    return _object(properties)
+
+
+def render_scales(value: Any) -> str:
+    """``{"analysis": "...", "logic": 4}`` -> the analysis, then ``logic: 4`` lines."""
+    scores = {k: v for k, v in value.items() if k != "analysis"}
+    analysis = str(value.get("analysis", "")).strip()
+    return "\n".join([analysis, render_rubric(scores)] if analysis else [render_rubric(scores)])
+
+
+# -- numbered list: "1. x" lines (SNS concepts) -------------------------------------------------
+def list_schema(n: int, *, item_chars: int = 60) -> dict[str, Any]:
+    """Exactly ``n`` strings of 1 to ``item_chars`` characters, each one line: no line break,
+    quote or backslash (so no escape can smuggle a line break into a numbered line) and not
+    starting with a space. As a ``pattern``, which llama.cpp grammars and llguidance both
+    enforce.
+
+    >>> print(list_schema(5, item_chars=20)["items"]["pattern"])
+    ^[^"\\\\\\n\\r ][^"\\\\\\n\\r]{0,19}$
+    """
+    line = r'[^"\\\n\r'
+    return {"type": "array", "minItems": n, "maxItems": n,
+            "items": {"type": "string", "pattern": f"^{line} ]{line}]{{0,{item_chars - 1}}}$"}}  # fmt: skip
+
+
+def render_numbered(value: Any) -> str:
+    """``["rope", "knot"]`` -> ``1. rope`` / ``2. knot`` lines (the strings as they came).
+
+    >>> print(render_numbered(["rope", "knot"]))
+    1. rope
+    2. knot
+    """
+    if not isinstance(value, list):
+        raise TypeError("not a list")
+    return "\n".join(f"{i}. {item}" for i, item in enumerate(value, 1))
 
 
 # -- binary verdict with optional reasoning and confidence (single-agent, multi-agent verdict) --

@@ -76,6 +76,9 @@ class MetricValidityOptions(BenchmarkOptions):
     judge_filter: str | None = option(None, "Joint novelty-acceptability filter, e.g. "
                                       "'logic>=4,originality>=4' (default: seed 002 Table 4).",
                                       kind="scoring")
+    structured_judge: bool = option(
+        True, "Ask the judge (rubric, flip questions, SNS concepts) for its answer's JSON shape "
+        "when its backend can constrain decoding (parsing stays strict; recorded per unit).")
     embedder: str = option("minilm", "Embedder of the SNS concepts (minilm, st:NAME, openai:MODEL).",
                            kind="scoring")
 
@@ -124,8 +127,14 @@ def _ppl_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
     return Unit(key=f"ppl/{domain}/{item.id}", run=run, meta=meta)
 
 
+def _constrained(ctx: UnitContext, options: MetricValidityOptions) -> bool:
+    """Whether the judge's answers are asked for in their JSON shape."""
+    return options.structured_judge and ctx.capabilities("judge").structured_output
+
+
 def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: str, repeat: int) -> Unit:
-    from creval.benchmarks.metric_validity.judging import parse_judgement
+    from creval.benchmarks.metric_validity.judging import judgement_schema, parse_judgement
+    from creval.judges.structured import as_text, render_scales
     from creval.models.base import GenerateRequest
     from creval.prompts import format_prompt
 
@@ -134,11 +143,15 @@ def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: st
     async def run(ctx: UnitContext) -> dict[str, Any]:
         if not item.text.strip():
             return {"parse_error": "empty text: not judged"}
+        constrained = _constrained(ctx, options)
+        schema = judgement_schema(options.domain, options.judge_max_tokens) if constrained else None
         request = GenerateRequest.chat(format_prompt(template, source, text=item.text),
                                        temperature=options.judge_temperature,
-                                       max_tokens=options.judge_max_tokens, seed=repeat)
+                                       max_tokens=options.judge_max_tokens, seed=repeat,
+                                       response_schema=schema)  # fmt: skip
         (verdict,) = await ctx.generate(request, role="judge")
-        return {"judgement": verdict.text, **parse_judgement(verdict.text, options.domain)}
+        text = as_text(verdict.text, render_scales) if constrained else verdict.text
+        return {"judgement": text, **parse_judgement(text, options.domain), "constrained": constrained}
 
     meta = {"part": "judge", "repeat": repeat, "id": item.id, "label": item.label,
             "group": item.group, "text_digest": text_digest(item.text)}
@@ -149,16 +162,22 @@ def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: st
 def _flip_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
     from creval.benchmarks.metric_validity.judging import QUESTION_TEMPLATE, question_pair
     from creval.judges.criteria import parse_binary
+    from creval.judges.structured import as_text, render_verdict, text_budget, verdict_schema
     from creval.models.base import GenerateRequest
 
     async def run(ctx: UnitContext) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        constrained = _constrained(ctx, options)
+        schema = verdict_schema(reasoning=True, confidence=False,
+                                reasoning_chars=text_budget(options.judge_max_tokens))  # fmt: skip
+        out: dict[str, Any] = {"constrained": constrained}
         for side, adjective in zip(("positive", "negative"), question_pair(options.domain), strict=True):
             prompt = QUESTION_TEMPLATE.format(text=item.text, adjective=adjective)
             request = GenerateRequest.chat(prompt, temperature=options.judge_temperature,
-                                           max_tokens=options.judge_max_tokens, seed=0)
+                                           max_tokens=options.judge_max_tokens, seed=0,
+                                           response_schema=schema if constrained else None)  # fmt: skip
             (answer,) = await ctx.generate(request, role="judge")
-            verdict, error = parse_binary(answer.text)
+            text = as_text(answer.text, render_verdict) if constrained else answer.text
+            verdict, error = parse_binary(text)
             out[side] = verdict
             if error:
                 out[f"{side}_error"] = error
@@ -169,17 +188,23 @@ def _flip_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
 
 
 def _sns_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
-    from creval.benchmarks.metric_validity.sns import concepts_template, parse_concepts
+    from creval.benchmarks.metric_validity.sns import N_CONCEPTS, concepts_template, parse_concepts
+    from creval.judges.structured import as_text, list_schema, render_numbered
     from creval.models.base import GenerateRequest
     from creval.prompts import format_prompt
 
     async def run(ctx: UnitContext) -> dict[str, Any]:
         if not item.text.strip():
             return {"parse_error": "empty text"}
+        constrained = _constrained(ctx, options)
         prompt = format_prompt(concepts_template(), "the SNS concepts prompt", text=item.text)
-        request = GenerateRequest.chat(prompt, temperature=0.0, max_tokens=128, seed=0)
+        # five short noun phrases fit 128 tokens even at a token per character
+        schema = list_schema(N_CONCEPTS, item_chars=20) if constrained else None
+        request = GenerateRequest.chat(prompt, temperature=0.0, max_tokens=128, seed=0,
+                                       response_schema=schema)  # fmt: skip
         (answer,) = await ctx.generate(request, role="judge")
-        return {"answer": answer.text, **parse_concepts(answer.text)}
+        text = as_text(answer.text, render_numbered) if constrained else answer.text
+        return {"answer": text, **parse_concepts(text), "constrained": constrained}
 
     meta = {"part": "sns", "id": item.id, "label": item.label, "group": item.group,
             "text_digest": text_digest(item.text)}

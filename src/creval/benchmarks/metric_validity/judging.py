@@ -4,7 +4,9 @@ A rubric with chain of thought per domain, in our own wording (replace it with
 ``--judge-prompt-file``; the placeholder is ``{text}``): the judge first analyses
 strengths and weaknesses, then ends with one ``Criterion: <integer>`` line per criterion.
 Parsing is strict (:func:`creval.judges.rubric.parse_rubric`): an answer without every
-score in range is a parse failure with its raw text, never a guessed score.
+score in range is a parse failure with its raw text, never a guessed score. A judge whose
+backend can constrain decoding is asked for the same answer as JSON
+(:func:`judgement_schema`), rendered back into those lines for the same parser.
 
 - writing: background setup, logic, development, originality (1-5);
 - problem-solving: difficulty, unconventionality, efficiency (1-5);
@@ -23,6 +25,7 @@ from typing import Any
 
 from creval.errors import CrevalError
 from creval.judges.rubric import Criterion, parse_rubric
+from creval.judges.structured import scales_schema, text_budget
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,21 @@ def judge_template(domain: str, prompt_file: str | None) -> str:
 
 def _criterion(name: str) -> Criterion:
     return Criterion(name, (name.replace("_", " "),))
+
+
+def judgement_schema(domain: str, max_tokens: int) -> dict[str, Any]:
+    """The rubric's JSON shape for a constrained judge: the analysis first, sized so that
+    the whole answer fits ``max_tokens``, then one score per criterion on its scale; the
+    answer is rendered back to ``Criterion: n`` lines (:func:`~creval.judges.structured.render_scales`) and parsed by
+    :func:`parse_judgement` as a free one.
+
+    >>> list(judgement_schema("problem-solving", 512)["properties"])
+    ['analysis', 'difficulty', 'unconventionality', 'efficiency']
+    """
+    rubric = rubric_for(domain)
+    scales = [([_criterion(n).labels[0] for n in names], high) for names, high in rubric.scales]
+    overhead = 16 + 24 * len(rubric.criteria())
+    return scales_schema(scales, analysis_chars=text_budget(max_tokens, overhead=overhead))
 
 
 def parse_judgement(text: str, domain: str) -> dict[str, Any]:
