@@ -42,8 +42,9 @@ def emit(result: AnalysisResult, out: Path, inputs: list[str]) -> None:
     for note in result.notes:
         console.print(f"- {note}", markup=False)
     path = save_analysis(result, out, inputs)
-    console.print(f"Saved {path} (and {path.with_suffix('.csv').name}); the run's reports show it.",
-                  markup=False)
+    shown = ("; the run's reports show it" if (Path(out) / "scores.json").is_file()
+             else f"; {out} is not a scored run, so no report shows it")
+    console.print(f"Saved {path} (and {path.with_suffix('.csv').name}){shown}.", markup=False)
 
 
 def register_all() -> typer.Typer:
