@@ -10,10 +10,18 @@ ratio of the free run's (same items, same prompts, greedy decoding).
 * ``macgyver``: the multi-agent judge on starter problems with their reference solutions
   (one criterion, one round, to stay small); a failure is any recorded parse failure over
   the parsed answers (discussion turns, confidences, stances, verdicts);
+* ``chateval``: the debate judge on the same problems (one criterion, two rounds of the
+  three referees); a failure is a last-round vote that does not parse (the discussion turns
+  of the first round are free text either way and are not counted);
 * ``neocoder``: technique detection on small programs.
 
-    .venv/bin/python bench/structured_output.py            # about 10 minutes on 2 busy cores
+    .venv/bin/python bench/structured_output.py            # about 12 minutes on 2 busy cores
     .venv/bin/python bench/structured_output.py --items 6 --macgyver-items 2
+    .venv/bin/python bench/structured_output.py --only chateval
+    .venv/bin/python bench/structured_output.py --model hf:/path/to/model-dir  # llguidance
+
+``--model`` takes a judge model whose backend constrains decoding: ``local`` (the default)
+or ``hf:DIR`` with llguidance installed.
 
 The rubric prompts are long for SmolLM2's tokenizer (the Japanese one is about 1,850 tokens),
 so prompt evaluation, not the answer, is most of the time.
@@ -30,6 +38,7 @@ from typing import Any
 from creval.benchmarks.common import format_prompt, load_prompt
 from creval.benchmarks.neocoder.techniques import detection_request, parse_techniques
 from creval.benchmarks.ttct.questions import load_questions
+from creval.judges.debate import DEFAULT_PERSONAS, ChatEvalJudge
 from creval.judges.multiagent import MultiAgentJudge
 from creval.judges.rubric import TTCT_CRITERIA_EN, TTCT_CRITERIA_JA, parse_rubric
 from creval.judges.structured import as_text, render_rubric, rubric_schema
@@ -94,6 +103,21 @@ async def macgyver(gen: Counting, items: int, constrained: bool) -> tuple[int, i
     return answers, failures
 
 
+async def chateval(gen: Counting, items: int, constrained: bool) -> tuple[int, int]:
+    from creval.benchmarks.openended.data import load_problems
+
+    judge = ChatEvalJudge(gen, criteria={"feasibility": "Every step can really be done with "
+                          "the items given."}, rounds=2, max_tokens=160,
+                          structured=constrained)  # fmt: skip
+    answers = failures = 0
+    for p in load_problems("macgyver", None, limit=items):
+        solution = getattr(p, "solution", "") or "Step 1: Use the items as given."
+        v = await judge.evaluate(p.judge_text(), str(solution), domain="macgyver")
+        answers += len(DEFAULT_PERSONAS)  # the last-round votes
+        failures += v.n_parse_failures
+    return answers, failures
+
+
 async def neocoder(gen: Counting, items: int, constrained: bool) -> tuple[int, int]:
     failures = 0
     for code in CODES[:items]:
@@ -102,14 +126,20 @@ async def neocoder(gen: Counting, items: int, constrained: bool) -> tuple[int, i
     return min(items, len(CODES)), failures
 
 
-async def main(items: int, macgyver_items: int, codes: int) -> list[dict[str, Any]]:
-    model = get_model("local")
+async def main(items: int, macgyver_items: int, codes: int, *, spec: str = "local",
+               only: list[str] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    model = get_model(spec)
+    if not model.capabilities.structured_output:
+        raise SystemExit(f"{spec} cannot constrain decoding (Capabilities.structured_output is False)")
     rows = []
     tasks = {"jcq": lambda g, c: rubric(g, "ja", items, c), "ttct": lambda g, c: rubric(g, "en", items, c),
              "macgyver": lambda g, c: macgyver(g, macgyver_items, c),
+             "chateval": lambda g, c: chateval(g, macgyver_items, c),
              "neocoder": lambda g, c: neocoder(g, codes, c)}  # fmt: skip
     for name, task in tasks.items():
-        row: dict[str, Any] = {"instrument": name}
+        if only and name not in only:
+            continue
+        row: dict[str, Any] = {"instrument": name, "model": spec}
         for constrained in (False, True):
             gen = Counting(model)
             start = time.perf_counter()
@@ -130,5 +160,7 @@ if __name__ == "__main__":
     parser.add_argument("--items", type=int, default=3, help="Questions for jcq and ttct.")
     parser.add_argument("--macgyver-items", type=int, default=1, help="MacGyver problems.")
     parser.add_argument("--codes", type=int, default=5, help="Programs for technique detection.")
+    parser.add_argument("--model", default="local", help="The judge model (local, hf:DIR, ...).")
+    parser.add_argument("--only", action="append", help="Run only this instrument (repeatable).")
     args = parser.parse_args()
-    asyncio.run(main(args.items, args.macgyver_items, args.codes))
+    asyncio.run(main(args.items, args.macgyver_items, args.codes, spec=args.model, only=args.only))
