@@ -45,13 +45,15 @@ def sat_scores_command(
     judge_prompt: Annotated[str | None, typer.Option(
         help="Your own judge wording, with {original} and {rewrite}.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge requests at a time.")] = 4,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask the judge again instead of "
+                                           "reusing its cached answers.")] = False,
     out: OutOpt = None,
 ) -> None:
     """SAT scores per model by embedding, human rankings and a 1-5 judge (Table 23)."""
     from creval.analyses.ttct import sat_scores_analysis
 
     result = sat_scores_analysis(runs, labels, judge=judge, base_url=base_url,
-                                 judge_prompt=judge_prompt, concurrency=concurrency)
+                                 judge_prompt=judge_prompt, concurrency=concurrency, cache=not no_cache)
     _save(result, runs, labels, out)
 
 

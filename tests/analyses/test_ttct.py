@@ -39,8 +39,8 @@ def _reply(body: dict[str, Any]) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[Path], Path, str]]:
-    """Three scored SAT runs (runs/m1, runs/m2, runs/m3), the rankings file, the server URL."""
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[Path], Path, ChatServer]]:
+    """Three scored SAT runs (runs/m1, runs/m2, runs/m3), the rankings file, the server."""
     root = tmp_path_factory.mktemp("sat")
     server = ChatServer(reply=_reply)
     try:
@@ -54,7 +54,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[Path]
         labels.write_text("# one worker\n" + "".join(
             json.dumps({"story": s, "ranking": r, "annotator": "w1"}) + "\n"
             for s, r in zip(STORIES, RANKINGS, strict=True)))
-        yield runs, labels, server.url
+        yield runs, labels, server
     finally:
         server.close()
 
@@ -75,9 +75,13 @@ class FakeEmbedder:
         return np.array([[1.0, 0.0] if t in self.originals else table[t.split()[0]] for t in texts])
 
 
-def test_human_and_judge_scores_match_the_hand_calculation(setup: tuple[list[Path], Path, str]) -> None:
-    runs, labels, url = setup
-    frame = sat_scores(runs, labels, judge="openai:judge", base_url=url).set_index("model")
+def test_human_and_judge_scores_match_the_hand_calculation(setup: tuple[list[Path], Path, ChatServer]) -> None:
+    runs, labels, server = setup
+    frame = sat_scores(runs, labels, judge="openai:judge", base_url=server.url).set_index("model")
+    asked = server.seen
+    again = sat_scores(runs, labels, judge="openai:judge", base_url=server.url).set_index("model")
+    assert server.seen == asked, "the judge's answers were not served from the cache"
+    assert again["judge"].tolist()[:2] == frame["judge"].tolist()[:2]
     assert frame.loc["openai:m1", "human"] == pytest.approx(5 / 6)
     assert frame.loc["openai:m2", "human"] == pytest.approx(1 / 2)
     assert frame.loc["openai:m3", "human"] == pytest.approx(1 / 6)
@@ -91,7 +95,7 @@ def test_human_and_judge_scores_match_the_hand_calculation(setup: tuple[list[Pat
 
 
 def test_embedder_correlation_and_reliability_match_the_hand_calculation(
-        setup: tuple[list[Path], Path, str]) -> None:
+        setup: tuple[list[Path], Path, ChatServer]) -> None:
     # scores x = (0, 1, 0.5) against human y = (5/6, 1/2, 1/6): deviations (-1/2, 1/2, 0) and
     # (1/3, 0, -1/3), r = (-1/6) / sqrt(1/2 * 2/9) = -0.5
     runs, labels, _ = setup
@@ -105,11 +109,12 @@ def test_embedder_correlation_and_reliability_match_the_hand_calculation(
     assert curve.loc[1, "draws"] == 5 and curve.loc[1, "p5_r"] == pytest.approx(-0.5)
 
 
-def test_commands_write_tables_into_every_runs_reports(setup: tuple[list[Path], Path, str]) -> None:
+def test_commands_write_tables_into_every_runs_reports(setup: tuple[list[Path], Path, ChatServer]) -> None:
     from creval.embed import get_embedder
     from creval.metrics.distance import paired_cosine_distances
 
-    runs, labels, url = setup
+    runs, labels, server = setup
+    url = server.url
     paths = [str(r) for r in runs]
     done = creval("analyze", "sat-scores", *paths, "--labels", str(labels), "--judge", "openai:judge",
                   "--base-url", url)
@@ -140,7 +145,7 @@ def test_commands_write_tables_into_every_runs_reports(setup: tuple[list[Path], 
     assert "(Figure 1 of seed 004)" in (runs[0] / "report.md").read_text()
 
 
-def test_bad_rankings_say_what_to_fix(setup: tuple[list[Path], Path, str], tmp_path: Path) -> None:
+def test_bad_rankings_say_what_to_fix(setup: tuple[list[Path], Path, ChatServer], tmp_path: Path) -> None:
     runs, _, _ = setup
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"story": "x", "ranking": ["m1"]}\n')

@@ -52,12 +52,27 @@ def human_scores(labels: PathLike, runs: list[SATRun]) -> dict[str, tuple[float,
 
 
 async def _judge_runs(runs: list[SATRun], judge: str, base_url: str | None,
-                      prompt_file: str | None, concurrency: int) -> dict[str, list[int | None]]:
+                      prompt_file: str | None, concurrency: int, cache: bool) -> dict[str, list[int | None]]:
     from creval.judges.story import StoryRatingJudge
     from creval.models import ModelOptions, get_model
+    from creval.models.base import Completion, GenerateRequest
+    from creval.runner.cache import ResponseCache, cache_key, default_cache_path
 
     model = get_model(judge, ModelOptions(base_url=base_url))
-    rater = StoryRatingJudge.create(model.generate, prompt_file=prompt_file)
+    store = ResponseCache(default_cache_path()) if cache else None
+
+    async def generate(request: GenerateRequest) -> list[Completion]:
+        """The model's answer, from the response cache when it was asked before."""
+        key = cache_key(model.identity(), request, 0)
+        hit = store.get(key) if store is not None else None
+        if hit is not None:
+            return [hit]
+        out = await model.generate(request)
+        if store is not None and out:
+            store.put(key, judge, out[0])
+        return out
+
+    rater = StoryRatingJudge.create(generate, prompt_file=prompt_file)
     gate = asyncio.Semaphore(concurrency)
 
     async def one(original: str, rewrite: str) -> int | None:
@@ -69,19 +84,22 @@ async def _judge_runs(runs: list[SATRun], judge: str, base_url: str | None,
                 for run in runs}
     finally:
         await model.aclose()
+        if store is not None:
+            store.close()
 
 
 def sat_scores(runs: Sequence[PathLike], labels: PathLike | None = None, *, judge: str | None = None,
                base_url: str | None = None, judge_prompt: str | None = None,
-               concurrency: int = 4) -> pd.DataFrame:
+               concurrency: int = 4, cache: bool = True) -> pd.DataFrame:
     """Table 23: one row per run with its embedding score (the run's ``sat_mean``), human
     score (mean rank points; needs ``labels``) and judge score (mean 1-5 rating / 5; needs
-    ``judge``, a model spec). Ratings that do not parse are counted, not scored."""
+    ``judge``, a model spec; its answers are kept in the response cache unless ``cache`` is
+    False). Ratings that do not parse are counted, not scored."""
     import pandas as pd
 
     sat = _runs(runs)
     human = human_scores(labels, sat) if labels is not None else {}
-    ratings = asyncio.run(_judge_runs(sat, judge, base_url, judge_prompt, concurrency)) if judge else {}
+    ratings = asyncio.run(_judge_runs(sat, judge, base_url, judge_prompt, concurrency, cache)) if judge else {}
     rows = []
     for run in sat:
         row: dict[str, Any] = {"model": run.model_spec, "run": str(run.path), "stories": len(run.pairs),
