@@ -150,6 +150,7 @@ def run(
     timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
     threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local). Default: half the CPUs.")] = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
+    prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
     cache: Annotated[Path | None, typer.Option(help="Response cache file (SQLite). Default: ~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
@@ -182,11 +183,14 @@ def run(
     if dry_run:
         _print_dry_run(plans)
         return
+    if prompt_logprobs not in ("off", "auto", "vllm", "echo"):
+        raise CrevalError("--prompt-logprobs takes off, auto, vllm or echo.")
     if structured_output not in ("off", "auto", "json_schema", "json_object"):
         raise CrevalError("--structured-output takes off, auto, json_schema or json_object.")
     model_options = ModelOptions(
         base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
         threads=threads, structured_output=structured_output,  # type: ignore[arg-type]
+        prompt_logprobs=prompt_logprobs,  # type: ignore[arg-type]
     )
     settings = RunSettings(
         model=model,

@@ -61,3 +61,56 @@ def test_run_counts_texts_a_backend_cannot_score(tmp_path: Path) -> None:
     assert [row["metric"] for row in scores["separation"]] == ["tpt"]  # the other metrics still ran
     texts = [i.text for i in load_domain("problem-solving")]
     assert not [b for b in server.bodies if any(t in json.dumps(b) for t in texts)]  # never asked
+
+
+def _usage(run: Path, spec: str) -> dict[str, int]:
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    return dict(scores["usage"]["this_invocation"]["models"].get(spec, {}))
+
+
+@pytest.mark.slow
+def test_perplexity_units_are_counted_then_cached_and_record_their_window(tmp_path: Path) -> None:
+    """Through the runner: the first run asks once per text (windows of 16 tokens every 8:
+    several requests per text), a second run into a new folder gets every text from the
+    response cache, and each unit records the window it was scored with."""
+    pytest.importorskip("llama_cpp", reason="needs the 'local' extra")
+    args = ["run", "metric-validity", "--model", "local", "--metrics", "ppl", "--limit", "2",
+            "--ppl-window", "16", "--ppl-stride", "8", "--no-progress"]
+    first = creval(*args, "--out", str(tmp_path / "a"))
+    assert first.returncode == 0, first.stderr
+    counted = _usage(tmp_path / "a", "local")
+    records = [json.loads(line) for line in (tmp_path / "a" / "records.jsonl").read_text().splitlines()]
+    outputs = [r["output"] for r in records]
+    assert all((o["ppl_window"], o["ppl_stride"]) == (16, 8) and o["ppl_windows"] > 1 for o in outputs)
+    assert counted["requests"] == sum(o["ppl_windows"] for o in outputs) and counted["cache_hits"] == 0
+    again = creval(*args, "--out", str(tmp_path / "b"))
+    assert again.returncode == 0, again.stderr
+    cached = _usage(tmp_path / "b", "local")
+    assert cached["requests"] == 0 and cached["cache_hits"] == 2
+    a = json.loads((tmp_path / "a" / "scores.json").read_text())["per_text"]
+    b = json.loads((tmp_path / "b" / "scores.json").read_text())["per_text"]
+    assert {k: v["ppl"] for k, v in a.items()} == {k: v["ppl"] for k, v in b.items()}
+
+
+@pytest.mark.slow
+def test_an_openai_endpoint_with_vllm_prompt_logprobs_gives_the_local_perplexity(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp", reason="needs the 'local' extra")
+    from _prompt_server import PromptServer
+
+    args = ["run", "metric-validity", "--metrics", "ppl", "--limit", "2", "--no-progress"]
+    server = PromptServer("vllm")
+    try:
+        remote = creval(*args, "--model", "openai:smollm2", "--base-url", server.url,
+                        "--prompt-logprobs", "auto", "--out", str(tmp_path / "remote"),
+                        env={"OPENAI_API_KEY": "test"})
+    finally:
+        server.close()
+    assert remote.returncode == 0, remote.stderr
+    local = creval(*args, "--model", "local", "--out", str(tmp_path / "local"))
+    assert local.returncode == 0, local.stderr
+    there = json.loads((tmp_path / "remote" / "scores.json").read_text())["per_text"]
+    here = json.loads((tmp_path / "local" / "scores.json").read_text())["per_text"]
+    assert len(there) == 2
+    for key, row in here.items():
+        assert there[key]["ppl"] == pytest.approx(row["ppl"], rel=1e-6)
+    assert _usage(tmp_path / "remote", "openai:smollm2")["requests"] == 2
