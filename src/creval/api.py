@@ -78,6 +78,7 @@ def evaluate(
     progress: bool = False,
     preset: str | None = None,
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
+    prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
     **options: Any,
 ) -> EvalResult:
     """Run ``benchmarks`` against ``model`` and score them, as ``creval run`` does.
@@ -87,6 +88,8 @@ def evaluate(
     it when there are several; default ``runs/MODEL/BENCHMARK``): the same ``out`` resumes.
     ``cache``: True for the default response cache, a path for another, False for none.
     ``preset="paper"``: each benchmark's judge and resources as its paper used them.
+    ``prompt_logprobs``: how an ``openai:`` endpoint gives perplexity its prompt
+    log-probabilities (``off``, ``auto``, ``vllm``, ``echo``), as ``--prompt-logprobs``.
     ``roles``: models of the benchmarks' own roles (``{"e1": SPEC, "e2": SPEC}`` for
     lotbench, ``{"rewriter": SPEC}`` for oogiri; see ``Benchmark.extra_roles``), each falling
     back to ``judge``, then ``model``; ``role_base_urls`` their endpoints, as ``judge_base_url``.
@@ -100,7 +103,8 @@ def evaluate(
                       preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads,
-                                 structured_output=structured_output)
+                                 structured_output=structured_output,
+                                 prompt_logprobs=prompt_logprobs)
     settings = RunSettings(
         model=model, model_options=model_options, judge=judge,
         judge_options=None if judge_base_url is None else model_options.model_copy(
