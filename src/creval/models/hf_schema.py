@@ -17,7 +17,7 @@ declare ``Capabilities.structured_output``).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import llguidance
 import llguidance.hf
@@ -26,10 +26,13 @@ from transformers import LogitsProcessor
 
 from creval.models.base import ModelError
 
+if TYPE_CHECKING:
+    from llguidance._lib import JsonCompileOptions
+
 __all__ = ["SchemaConstraint", "SchemaProcessor"]
 
 #: How the JSON is laid out: compact but readable, and no free whitespace.
-JSON_OPTIONS: dict[str, Any] = {"whitespace_flexible": False, "item_separator": ", ",
+JSON_OPTIONS: JsonCompileOptions = {"whitespace_flexible": False, "item_separator": ", ",
                                 "key_separator": ": "}  # fmt: skip
 
 
@@ -53,7 +56,7 @@ class SchemaConstraint:
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
             try:
-                grammar = llguidance.LLMatcher.grammar_from_json_schema(schema, overrides=JSON_OPTIONS)  # type: ignore[arg-type]
+                grammar = llguidance.LLMatcher.grammar_from_json_schema(schema, overrides=JSON_OPTIONS)
             except ValueError as exc:
                 raise ModelError(f"{self.spec}: not a usable JSON schema: {exc}") from exc
             error = llguidance.LLMatcher.validate_grammar(grammar, self._tokenizer)
