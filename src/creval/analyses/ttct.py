@@ -179,12 +179,14 @@ def _embedder(spec: str | Embedder) -> tuple[str, Embedder]:
 def embedder_correlations(runs: Sequence[PathLike], labels: PathLike,
                           embedders: Sequence[str | Embedder]) -> pd.DataFrame:
     """Table 24: per embedder, the correlation across models of the SAT score it gives
-    (mean distance over each run's stories) with the human score."""
+    (mean distance over each run's stories) with the human score. The scores themselves
+    (one row per run, one column per embedder) are in ``frame.attrs["scores"]``."""
     import pandas as pd
 
     sat = _runs(runs)
     human = human_scores(labels, sat)
-    frame = pd.DataFrame({"run": [str(r.path) for r in sat], "human": [human[str(r.path)][0] for r in sat]})
+    frame = pd.DataFrame({"model": [r.model_spec for r in sat], "run": [str(r.path) for r in sat],
+                          "human": [human[str(r.path)][0] for r in sat]})
     names = []
     for spec in embedders:
         name, embedder = _embedder(spec)
