@@ -72,7 +72,8 @@ async def _judge_runs(runs: list[SATRun], judge: str, base_url: str | None,
             store.put(key, judge, out[0])
         return out
 
-    rater = StoryRatingJudge.create(generate, prompt_file=prompt_file)
+    rater = StoryRatingJudge.create(generate, prompt_file=prompt_file,
+                                    structured=model.capabilities.structured_output)
     gate = asyncio.Semaphore(concurrency)
 
     async def one(original: str, rewrite: str) -> int | None:
