@@ -16,9 +16,10 @@ second of creval over the reference (goal: at least 10x), and index build words 
 Measured on 2 shared cores (MacGyver corpus, 223k words, 40 texts of ~114 words): 1.00
 query per text against 327 (L = 5..7) and 749 (L = 5..11) for the reference; speed-up
 1.7x at L = 5..7 and 8.1x at L = 5..11; build about 30k words/s (nltk's tokenizer takes
-~90% of it). The 10x goal is not met at 5..7: one ``creativity()`` call costs about as
-much as ~140 ``count()`` calls (it searches every start position), so the gain grows with
-the number of L values rather than being 10x for three of them.
+~90% of it). The 10x goal is not met at 5..7: both methods' time is thread starts inside
+the engine (``creativity()`` starts 3.5 threads per word, counted with strace; ``count()``
+one per call), ~400 per text against ~327 sequential counts for the reference at three L
+values; see bench/README.md. The gain grows with the number of L values.
 """
 
 from __future__ import annotations
