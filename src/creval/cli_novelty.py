@@ -59,12 +59,13 @@ def read_solutions(run_dir: Path) -> tuple[str, dict[str, dict[str, Any]]]:
     return domain, out
 
 
-async def rank_runs(runs: dict[str, dict[str, dict[str, Any]]], generate: Any, method: str
-                    ) -> list[dict[str, Any]]:
-    """Per problem shared by at least two runs: the novelty order of the runs' solutions."""
+async def rank_runs(runs: dict[str, dict[str, dict[str, Any]]], generate: Any, method: str,
+                    structured: bool = False) -> list[dict[str, Any]]:
+    """Per problem shared by at least two runs: the novelty order of the runs' solutions
+    (``structured``: the judge's answers constrained to their JSON shape)."""
     from creval.judges.novelty import NoveltyItem, PairwiseNoveltyJudge
 
-    judge = PairwiseNoveltyJudge.create(generate)
+    judge = PairwiseNoveltyJudge.create(generate, structured=structured)
     problems = sorted({pid for sols in runs.values() for pid in sols})
     results = []
     for pid in problems:
@@ -75,19 +76,21 @@ async def rank_runs(runs: dict[str, dict[str, dict[str, Any]]], generate: Any, m
         ranking = await judge.evaluate(items, method=method)  # type: ignore[arg-type]
         results.append({"problem": pid, "order": ranking.order, "comparisons": ranking.n_comparisons,
                         "model_calls": ranking.n_model_calls, "failures": len(ranking.failures),
-                        "tokens": ranking.usage.input_tokens + ranking.usage.output_tokens})
+                        "tokens": ranking.usage.input_tokens + ranking.usage.output_tokens,
+                        "constrained": structured})
     return results
 
 
 async def rank_pools(runs: dict[str, dict[str, dict[str, Any]]], generate: Any, method: str,
-                     pool_size: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
+                     pool_size: int | None = None, seed: int = 0,
+                     structured: bool = False) -> list[dict[str, Any]]:
     """Per run: its problem-solution pairs (those with a semantic entropy) ranked across
     problems, and Spearman(semantic entropy, novelty) over them (Table 12)."""
     import random
 
     from creval.judges.novelty import NoveltyItem, PairwiseNoveltyJudge
 
-    judge = PairwiseNoveltyJudge.create(generate)
+    judge = PairwiseNoveltyJudge.create(generate, structured=structured)
     rows = []
     for label, solutions in runs.items():
         pool = sorted(pid for pid, sol in solutions.items() if sol["entropy"] is not None)
@@ -95,7 +98,7 @@ async def rank_pools(runs: dict[str, dict[str, dict[str, Any]]], generate: Any, 
             pool = sorted(random.Random(seed).sample(pool, pool_size))
         items = [NoveltyItem(id=pid, problem=solutions[pid]["problem"], solution=solutions[pid]["solution"])
                  for pid in pool]
-        row: dict[str, Any] = {"run": label, "pairs": len(items), "method": method,
+        row: dict[str, Any] = {"run": label, "pairs": len(items), "method": method, "constrained": structured,
                                "without_entropy": len(solutions) - len([s for s in solutions.values()
                                                                         if s["entropy"] is not None])}
         if len(items) >= 2:
@@ -179,12 +182,13 @@ def novelty(
     if len(domains) > 1:
         raise CrevalError(f"The runs mix benchmarks ({', '.join(sorted(domains))}); rank one at a time.")
     model = get_model(judge, ModelOptions(base_url=base_url))
+    structured = model.capabilities.structured_output  # the answer's shape when it can be asked
 
     async def go() -> list[dict[str, Any]]:
         try:
             if mode == "pool":
-                return await rank_pools(runs, model.generate, method, pool_size, seed)
-            return await rank_runs(runs, model.generate, method)
+                return await rank_pools(runs, model.generate, method, pool_size, seed, structured)
+            return await rank_runs(runs, model.generate, method, structured)
         finally:
             await model.aclose()
 

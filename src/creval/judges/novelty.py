@@ -38,9 +38,10 @@ import math
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from creval.errors import CrevalError
+from creval.judges.structured import as_text
 from creval.models.base import Completion, GenerateRequest, Usage
 from creval.prompts import format_prompt, load_prompt
 
@@ -102,6 +103,11 @@ def parse_choice(text: str, labels: tuple[str, str]) -> Verdict:
     return Verdict(
         raw=text, choice=None, error=f"expected only {labels[0]!r} or {labels[1]!r}, got {shown!r}"
     )
+
+
+def _render_choice(value: Any) -> str:
+    """``{"choice": "2"}`` -> ``2`` (the value as it came, for :func:`parse_choice`)."""
+    return str(value["choice"])
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,10 @@ class PairwiseNoveltyJudge:
 
     ``generate`` is any ``async (GenerateRequest) -> list[Completion]``, for example a
     model's ``generate`` or the runner's cached one. Requests are single-turn, ``n = 1``,
-    with ``temperature``, ``max_tokens`` and ``seed`` as set here.
+    with ``temperature``, ``max_tokens`` and ``seed`` as set here. With ``structured``
+    (the judge's backend can constrain decoding) the answer is asked for as
+    ``{"choice": LABEL}`` (:meth:`choice_schema`, 8 more tokens for the JSON) and the label
+    goes to the same strict :func:`parse_choice`.
     """
 
     generate: Generate
@@ -229,6 +238,7 @@ class PairwiseNoveltyJudge:
     temperature: float = 0.0
     max_tokens: int = 8
     seed: int | None = None
+    structured: bool = False
 
     def __post_init__(self) -> None:
         if not callable(self.generate):
@@ -264,10 +274,16 @@ class PairwiseNoveltyJudge:
             problem_2=second.problem, solution_2=second.solution, label_2=self.labels[1],
         )  # fmt: skip
 
+    def choice_schema(self) -> dict[str, Any]:
+        """``{"choice": label_1 | label_2}`` (an object: OpenAI-compatible servers want one)."""
+        return {"type": "object", "properties": {"choice": {"type": "string", "enum": list(self.labels)}},
+                "required": ["choice"], "additionalProperties": False}  # fmt: skip
+
     async def _ask(self, first: NoveltyItem, second: NoveltyItem) -> Verdict:
         request = GenerateRequest.chat(
             self.prompt(first, second), temperature=self.temperature,
-            max_tokens=self.max_tokens, seed=self.seed,
+            max_tokens=self.max_tokens + 8 if self.structured else self.max_tokens, seed=self.seed,
+            response_schema=self.choice_schema() if self.structured else None,
         )  # fmt: skip
         completions = await self.generate(request)
         if not completions:
@@ -275,8 +291,9 @@ class PairwiseNoveltyJudge:
         usage = Usage()
         for completion in completions:
             usage = usage + completion.usage
-        verdict = parse_choice(completions[0].text, self.labels)
-        return Verdict(raw=verdict.raw, choice=verdict.choice, error=verdict.error, usage=usage)
+        text = completions[0].text
+        verdict = parse_choice(as_text(text, _render_choice) if self.structured else text, self.labels)
+        return Verdict(raw=text, choice=verdict.choice, error=verdict.error, usage=usage)
 
     async def compare(self, a: NoveltyItem, b: NoveltyItem) -> PairComparison:
         """Compare ``a`` and ``b`` in both orders (two concurrent model calls)."""
