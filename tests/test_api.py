@@ -99,6 +99,6 @@ def test_evaluate_with_a_model_per_role(tmp_path: Path) -> None:
     assert {m: row["requests"] for m, row in usage.items()} == {
         f"openai:{name}": sum(b["model"] == name for b in server.bodies)
         for name in ("player", "daeso", "answerer")}
-    roles = creval.read_run(out).manifest.model_dump()["roles"]
+    roles = creval.read_run(out).manifest.roles
     assert {r: (d["spec"], d["chosen_by"]) for r, d in roles.items()} == {
         "e1": ("openai:daeso", "--e1"), "e2": ("openai:answerer", "--judge")}

@@ -104,6 +104,9 @@ class Manifest(BaseModel):
     #: ``{"spec", "identity", "capabilities"}`` of the target model (and of the judge).
     model: dict[str, Any] = Field(default_factory=dict)
     judge: dict[str, Any] | None = None
+    #: The benchmark's own model roles (``Benchmark.extra_roles``): role -> ``{"spec",
+    #: "identity", "capabilities", "does", "chosen_by"}``.
+    roles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     options: dict[str, Any] = Field(default_factory=dict)
     #: What must be the same to resume: generation options and prompt digests.
     generation: dict[str, Any] = Field(default_factory=dict)
