@@ -83,6 +83,8 @@ def test_perplexity_units_are_counted_then_cached_and_record_their_window(tmp_pa
     outputs = [r["output"] for r in records]
     assert all((o["ppl_window"], o["ppl_stride"]) == (16, 8) and o["ppl_windows"] > 1 for o in outputs)
     assert counted["requests"] == sum(o["ppl_windows"] for o in outputs) and counted["cache_hits"] == 0
+    notes = " ".join(json.loads((tmp_path / "a" / "scores.json").read_text())["notes"])
+    assert "windows of 16 tokens every 8" in notes and "2 text(s) needed more than one" in notes
     again = creval(*args, "--out", str(tmp_path / "b"))
     assert again.returncode == 0, again.stderr
     cached = _usage(tmp_path / "b", "local")

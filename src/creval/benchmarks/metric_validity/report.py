@@ -104,8 +104,10 @@ def _sns(items: list[LabelledText], records: list[Record], embedder: str, per_te
 
 
 def _perplexities(items: list[LabelledText], records: list[Record], per_text: PerText,
-                  excluded: Counter[str]) -> None:
+                  excluded: Counter[str]) -> str:
+    """Fill in perplexities; return the note on how they were computed (window, stride)."""
     by_id = {str(r.unit.get("id")): r for r in records if r.unit.get("part", "ppl") == "ppl"}
+    scored = [r.output for r in by_id.values() if r.status == "ok" and "ppl" in r.output]
     for item in items:
         record = by_id.get(item.id)
         if record is None:
@@ -118,6 +120,14 @@ def _perplexities(items: list[LabelledText], records: list[Record], per_text: Pe
             excluded[f"ppl: {record.output.get('ppl_error', 'no value')}"] += 1
         else:
             excluded["ppl: empty text"] += 1
+    note = "Perplexity: token-weighted, from the target model's prompt log-probabilities"
+    settings = sorted({(o.get("ppl_window"), o.get("ppl_stride")) for o in scored}, key=str)
+    if any(w is not None for w, _ in settings):
+        long = sum(1 for o in scored if int(o.get("ppl_windows") or 1) > 1)
+        shown = ", ".join(f"{w} tokens every {st}" for w, st in settings if w is not None)
+        note += (f"; windows of {shown} (the Hugging Face recipe: each token scored once, with "
+                 f"at least window - stride tokens before it); {long} text(s) needed more than one")
+    return note + "."
 
 
 def _reference_texts(path: str | None) -> list[str] | None:
@@ -168,8 +178,7 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
             notes.append("The reference corpus is small: few spans match, which inflates "
                          "L-uniqueness compared with the web-scale corpora of the papers.")
     if "ppl" in metrics:
-        _perplexities(items, records, per_text, excluded)
-        notes.append("Perplexity: token-weighted, from the target model's prompt log-probabilities.")
+        notes.append(_perplexities(items, records, per_text, excluded))
     if "templates" in metrics:
         reference = _reference_texts(options.template_reference)
         out["templates"] = template_scores(items, options.tagger, n=options.template_n,
