@@ -10,12 +10,19 @@ that a caller can count and report unparsed answers instead of trusting a guess.
 
 Generation goes through a ``generate`` callable (a model's ``generate`` or the runner's
 cached, counted one), greedily (temperature 0), one request per pair, all pairs concurrently.
+
+When the model can constrain decoding (``structured``; by default, when ``generate`` is a
+bound method of a model whose ``Capabilities.structured_output`` is True) the answer is
+asked for as ``{"label": "entailment" | "neutral" | "contradiction"}`` (:func:`label_schema`,
+8 more tokens for the JSON); the label goes to the same strict parser, and ``identity()``
+says ``structured``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +32,7 @@ from creval.models.base import Completion, GenerateRequest
 from creval.nli.base import LABELS, Label, NLIResult, check_pairs
 from creval.prompts import load_prompt
 
-__all__ = ["LLMEntailment", "default_entailment_prompt", "parse_entailment_answer"]
+__all__ = ["LLMEntailment", "default_entailment_prompt", "label_schema", "parse_entailment_answer"]
 
 Generate = Callable[[GenerateRequest], Awaitable[list[Completion]]]
 _STRIP = " \t\r\n\"'`*_"
@@ -55,6 +62,25 @@ def parse_entailment_answer(text: str) -> Label | None:
     return word if word in LABELS else None
 
 
+def label_schema() -> dict[str, Any]:
+    """``{"label": one of the three labels}`` (an object: OpenAI-compatible servers want one)."""
+    return {"type": "object", "properties": {"label": {"type": "string", "enum": list(LABELS)}},
+            "required": ["label"], "additionalProperties": False}  # fmt: skip
+
+
+def _label_text(raw: str) -> str:
+    """The ``label`` of a JSON answer, for the strict parser; ``raw`` itself when it is not
+    JSON of that shape (an answer cut off is left to fail, never completed).
+
+    >>> _label_text('{"label": "neutral"}'), _label_text('{"lab')
+    ('neutral', '{"lab')
+    """
+    try:
+        return str(json.loads(raw)["label"])
+    except (ValueError, TypeError, KeyError):
+        return raw
+
+
 def _check_template(template: str, source: str) -> str:
     try:
         template.format(premise="", hypothesis="")
@@ -79,6 +105,7 @@ class LLMEntailment:
         prompt_file: str | Path | None = None,
         max_tokens: int = 8,
         model_identity: dict[str, Any] | None = None,
+        structured: bool | None = None,
     ) -> None:
         if not callable(generate):
             raise CrevalError("The llm entailment backend needs generate=<async callable>.")
@@ -93,20 +120,29 @@ class LLMEntailment:
         if model_identity is None and callable(getattr(owner, "identity", None)):
             model_identity = owner.identity()  # type: ignore[union-attr]
         self.model_identity = model_identity
+        if structured is None:
+            structured = bool(getattr(getattr(owner, "capabilities", None), "structured_output", False))
+        self.structured = structured
 
     def identity(self) -> dict[str, Any]:
         """Backend, the prompt's SHA-256, decoding settings and the model's identity."""
-        return {
+        identity = {
             "backend": "llm",
             "prompt_sha256": hashlib.sha256(self.template.encode("utf-8")).hexdigest(),
             "temperature": 0.0,
             "max_tokens": self.max_tokens,
             "model": self.model_identity,
         }
+        if self.structured:  # only then, so that free identities stay as they were
+            identity["structured"] = True
+        return identity
 
     def request(self, premise: str, hypothesis: str) -> GenerateRequest:
         """The generation request for one pair."""
         text = self.template.format(premise=premise, hypothesis=hypothesis)
+        if self.structured:
+            return GenerateRequest.chat(text, temperature=0.0, max_tokens=self.max_tokens + 8, seed=0,
+                                        response_schema=label_schema())  # fmt: skip
         return GenerateRequest.chat(text, temperature=0.0, max_tokens=self.max_tokens, seed=0)
 
     async def _one(self, premise: str, hypothesis: str) -> NLIResult:
@@ -114,7 +150,7 @@ class LLMEntailment:
         if not completions:
             return NLIResult(label="neutral", failure="the model returned no completion", raw="")
         raw = completions[0].text
-        label = parse_entailment_answer(raw)
+        label = parse_entailment_answer(_label_text(raw) if self.structured else raw)
         if label is None:
             return NLIResult(
                 label="neutral",
