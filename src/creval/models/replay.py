@@ -4,6 +4,10 @@ Answers are matched by the conversation (the messages) and the sample index; gen
 parameters are not compared, so a replay serves the recorded answer even when, say, the
 temperature option was changed. A request the earlier run never made is a ModelError
 (it becomes an error record), never a made-up answer.
+
+Prompt log-probabilities (perplexity) recorded by the earlier run are served the same way,
+matched by the text, window and stride asked for; a replay that holds some declares
+``Capabilities.prompt_logprobs``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from creval.models.base import (
     ModelError,
     digest,
 )
+from creval.models.prompt_scoring import PromptRequest, PromptScores
 
 
 def _conversation_key(messages: list[dict[str, Any]] | tuple[Message, ...], sample: int) -> str:
@@ -67,11 +72,20 @@ class ReplayModel:
                 for offset, completion in enumerate(call.get("completions", [])):
                     key = _conversation_key(messages, first + offset)
                     self._answers.setdefault(key, Completion.model_validate(completion))
+        #: digest of a PromptRequest -> the prompt log-probabilities the run recorded for it
+        self._scores: dict[str, PromptScores] = {}
+        for record in latest_records(records).values():
+            for call in record.calls:
+                if "prompt_request" in call and "prompt_scores" in call:
+                    asked = PromptRequest.model_validate(call["prompt_request"])
+                    self._scores.setdefault(digest(asked.model_dump(mode="json")),
+                                            PromptScores.model_validate(call["prompt_scores"]))
         has_logprobs = any(c.tokens is not None for c in self._answers.values())
         # a run whose instruments got constrained answers replays them as constrained, so the
         # instruments ask (and parse) as they did
         self.capabilities = Capabilities(logprobs=has_logprobs, n=True, seed=True,
-                                         structured_output=shaped)  # fmt: skip
+                                         structured_output=shaped,
+                                         prompt_logprobs=bool(self._scores))  # fmt: skip
 
     def identity(self) -> dict[str, Any]:
         return {"provider": "replay", "records": str(self._path.resolve())}
@@ -88,6 +102,14 @@ class ReplayModel:
                 )
             out.append(self._answers[key])
         return out
+
+    async def prompt_logprobs(self, request: PromptRequest) -> PromptScores:
+        """The recorded prompt log-probabilities of this text, window and stride."""
+        found = self._scores.get(digest(request.model_dump(mode="json")))
+        if found is None:
+            raise ModelError(f"the replayed run {self._path} has no prompt log-probabilities for "
+                             "this text with this window and stride")
+        return found
 
     async def aclose(self) -> None:
         return None

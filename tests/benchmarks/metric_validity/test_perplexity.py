@@ -116,3 +116,17 @@ def test_an_openai_endpoint_with_vllm_prompt_logprobs_gives_the_local_perplexity
     for key, row in here.items():
         assert there[key]["ppl"] == pytest.approx(row["ppl"], rel=1e-6)
     assert _usage(tmp_path / "remote", "openai:smollm2")["requests"] == 2
+
+
+@pytest.mark.slow
+def test_a_replay_serves_the_recorded_perplexities(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp", reason="needs the 'local' extra")
+    args = ["run", "metric-validity", "--metrics", "ppl", "--limit", "2", "--no-progress", "--no-cache"]
+    first = creval(*args, "--model", "local", "--out", str(tmp_path / "a"))
+    assert first.returncode == 0, first.stderr
+    replayed = creval(*args, "--model", f"replay:{tmp_path / 'a'}", "--out", str(tmp_path / "b"))
+    assert replayed.returncode == 0, replayed.stderr
+    a = json.loads((tmp_path / "a" / "scores.json").read_text())
+    b = json.loads((tmp_path / "b" / "scores.json").read_text())
+    assert len(a["per_text"]) == 2 and not b["excluded"]
+    assert {k: v["ppl"] for k, v in b["per_text"].items()} == {k: v["ppl"] for k, v in a["per_text"].items()}
