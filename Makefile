@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(PY) bench/creativity_index.py
 	$(PY) bench/templates_vs_diversity.py
 	$(PY) bench/lotbench_cost.py
+	$(PY) bench/neocoder_mcts.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

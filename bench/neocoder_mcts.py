@@ -9,8 +9,8 @@ example test of each judged program): MCTS judges its rollouts while searching a
 answer when scored, sampling judges its K answers when scored. The named baseline is the
 sampling run; the ratios MCTS / sampling come from the same invocation.
 
-    .venv/bin/python bench/neocoder_mcts.py                    # 2 problems, K=4: a few minutes
-    .venv/bin/python bench/neocoder_mcts.py --problems 3 --k 6
+    .venv/bin/python bench/neocoder_mcts.py                    # 3 problems, K=4: a few minutes
+    .venv/bin/python bench/neocoder_mcts.py --problems 2 --k 6
 """
 
 from __future__ import annotations
@@ -33,28 +33,36 @@ def _costs(run_dir: Path) -> dict[str, Any]:
     run = read_run(run_dir)
     dataset = load_neocoder(starter_dir())
     units = [r for r in run.records if r.status == "ok"]
-    requests = generated = sandbox = 0
+    requests = generated = sandbox = with_code = continued = kept = 0
     for record in units:
         tests = len(dataset.tests_for(str(record.unit["problem_id"])))
         calls = [c for c in record.calls if c.get("role") == "target"]
         requests += len(calls)
         search = record.output.get("search")
         generated += search["generated"] if search else len(record.output["answers"])
+        answers = record.output["answers"]
+        with_code += search["programs_judged"] if search else len({extract_program(a) for a in answers} - {None})
+        below_root = [t for t in record.output.get("trace") or [] if t.get("depth", 0) > 0]
+        continued += len(below_root)
+        kept += sum(bool(t.get("kept_prefix")) for t in below_root)
         sandbox += search["sandbox_runs"] if search else 0
         sandbox += tests * sum(extract_program(a) is not None for a in record.output["answers"])
     n = max(1, len(units))
     states = getattr(run.scores, "states", None) or [{}]
     state = states[0]
     return {"units": len(units), "requests": requests / n, "generated": generated / n,
-            "sandbox": sandbox / n, "pass_at_1": state.get("pass_at_1"),
+            "sandbox": sandbox / n, "with_code": with_code / n,
+            "kept": f"{kept}/{continued}" if continued else "-", "pass_at_1": state.get("pass_at_1"),
             "pass_at_k": state.get("pass_at_k", state.get("pass_at_1"))}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problems", type=int, default=2, help="starter problems (state 0 of each)")
+    parser.add_argument("--problems", type=int, default=3, help="starter problems (state 0 of each)")
     parser.add_argument("--k", type=int, default=4, help="programs generated per problem (the budget)")
     parser.add_argument("--max-tokens", type=int, default=200)
+    parser.add_argument("--temperature", type=float, default=0.3,
+                        help="below the paper's 1: SmolLM2-135M writes no code at 1")
     parser.add_argument("--model", default="local")
     args = parser.parse_args()
 
@@ -65,15 +73,18 @@ def main() -> None:
             out = Path(tmp) / strategy
             creval.evaluate("neocoder", model=args.model, out=out, limit=args.problems, states="0",
                             strategy=strategy, k=args.k, detector="static", max_tokens=args.max_tokens,
-                            cache=False)
+                            temperature=args.temperature, cache=False)
             rows[strategy] = {**_costs(out), "seconds": time.perf_counter() - started}
-    print(f"neocoder on {args.model}: {args.problems} problem(s) at state 0, budget k={args.k} programs")
-    print("| strategy | units | requests / problem | programs / problem | sandbox runs / problem "
-          "| pass@1 | best of k passes | seconds |")
-    print("|" + " --- |" * 8)
+    print(f"neocoder on {args.model}: {args.problems} problem(s) at state 0, budget k={args.k} programs, "
+          f"temperature {args.temperature}")
+    print("| strategy | units | requests / problem | programs / problem | distinct programs with code "
+          "/ problem | sandbox runs / problem | continuations that kept the prefix | pass@1 "
+          "| best of k passes | seconds |")
+    print("|" + " --- |" * 10)
     for strategy, r in rows.items():
         print(f"| {strategy} | {r['units']} | {r['requests']:.1f} | {r['generated']:.1f} | "
-              f"{r['sandbox']:.1f} | {r['pass_at_1']} | {r['pass_at_k']} | {r['seconds']:.0f} |")
+              f"{r['with_code']:.1f} | {r['sandbox']:.1f} | {r['kept']} | {r['pass_at_1']} | "
+              f"{r['pass_at_k']} | {r['seconds']:.0f} |")
     base, mcts = rows["sampling"], rows["mcts"]
     print(f"MCTS / sampling: requests x{mcts['requests'] / max(base['requests'], 1e-9):.2f}, "
           f"sandbox runs x{mcts['sandbox'] / max(base['sandbox'], 1e-9):.2f}, "
