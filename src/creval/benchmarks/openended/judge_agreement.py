@@ -34,6 +34,9 @@ class JudgeAgreementOptions(BenchmarkOptions):
     rule: Literal["all", "effectiveness"] = option(
         "all", "Correct = every criterion yes (all), or the effectiveness verdict alone.", kind="scoring"
     )
+    structured_judges: bool = option(
+        True, "Ask the judges for their answers' JSON shape when the judge backend can constrain "
+        "decoding (parsing stays strict; recorded per verdict and in the notes).")
 
 
 def _labels(options: JudgeAgreementOptions) -> list[Any]:
@@ -76,9 +79,11 @@ class MacGyverJudges(Benchmark[JudgeAgreementOptions]):
                 async def judge_model(request: GenerateRequest) -> list[Completion]:
                     return await ctx.generate(request, role="judge")
 
+                structured = options.structured_judges and ctx.capabilities("judge").structured_output
                 verdicts = await judge_solution(
                     judges, judge_model, problem=label.problem or "", solution=label.solution,
                     domain="macgyver", embedder=options.judge_embedder, max_tokens=options.judge_max_tokens,
+                    structured=structured,
                 )
                 return {"verdicts": verdicts}
 
@@ -88,6 +93,7 @@ class MacGyverJudges(Benchmark[JudgeAgreementOptions]):
         return units
 
     def score(self, records: list[Record], options: JudgeAgreementOptions) -> dict[str, Any]:
+        from creval.benchmarks.openended.benchmark import constrained_judges_note
         from creval.metrics.agreement import cohen_kappa
 
         ok = [r for r in records if r.status == "ok"]
@@ -128,6 +134,7 @@ class MacGyverJudges(Benchmark[JudgeAgreementOptions]):
                 f"A judge calls a solution correct when {'every criterion verdict is yes' if options.rule == 'all' else 'its effectiveness verdict is yes'}; "
                 "a verdict that did not parse makes the item undecided (left out of accuracy).",
                 "Human labels: correct_* = correct, wrong_* = incorrect (MacGyver's annotation).",
+                constrained_judges_note(records),
             ],
         }
 
