@@ -78,11 +78,13 @@ def technique_distribution(runs: list[Path | str], *, top: int = 5) -> pd.DataFr
     paper does not say whether its proportions are of solutions or of technique mentions;
     its stacked bars suggest mentions, so both are given.
     """
+    return _top(_distribution(runs), top)
+
+
+def _top(frame: pd.DataFrame, top: int) -> pd.DataFrame:
     if top < 1:
         raise CrevalError(f"--top must be at least 1, got {top}.")
-    frame = _distribution(runs)
-    frame = frame[frame["rank"] <= top]
-    return frame.reset_index(drop=True)
+    return frame[frame["rank"] <= top].reset_index(drop=True)
 
 
 def technique_counts(runs: list[Path | str]) -> pd.DataFrame:
@@ -147,8 +149,8 @@ def _distribution(runs: list[Path | str]) -> pd.DataFrame:
 
 def technique_distribution_analysis(runs: list[Path | str], *, top: int = 5) -> AnalysisResult:
     """:func:`technique_distribution` with its heat map and counts, ready to save."""
-    frame = technique_distribution(runs, top=top)
     everything = _distribution(runs)
+    frame = _top(everything, top)
     plots = []
     for label, part in frame.groupby("run", sort=False):
         shown = list(dict.fromkeys(part["technique"]))
