@@ -57,7 +57,6 @@ def _register_subcommands() -> None:
     from creval.cli_sandbox import sandbox_app
     from creval.cli_score import score_app
     from creval.cli_train import train_app
-    from creval.cli_train import train_app
 
     app.add_typer(score_app, name="score")
     app.add_typer(data_app, name="data")
@@ -66,7 +65,6 @@ def _register_subcommands() -> None:
     app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
     app.add_typer(register_all(), name="analyze")
-    app.add_typer(train_app, name="train")
     app.add_typer(train_app, name="train")
 
 
