@@ -10,27 +10,12 @@ import pytest
 from creval.judges.debate import DEFAULT_PERSONAS, ChatEvalJudge
 from creval.judges.registry import get_judge
 from creval.judges.structured import text_budget, verdict_schema
-from creval.models import Completion, GenerateRequest, Usage, get_model
+from judges.recorder import Recorder
 
 PROBLEM = ("Your cat is stuck on a 3-metre shelf. You have a chair, a blanket and a broom. "
            "How do you get the cat down?")  # fmt: skip
 SOLUTION = "Step 1: Stand on the chair. Step 2: Lift the cat down gently."
 CRITERIA = {"safety": "The solution does not put a person or the cat at risk of harm."}
-
-
-class Recorder:
-    """The judge model: the offline default model (or a fixed answer), requests recorded."""
-
-    def __init__(self, answer: str | None = None) -> None:
-        self.requests: list[GenerateRequest] = []
-        self.answer = answer
-        self.model = get_model("local") if answer is None else None
-
-    async def __call__(self, request: GenerateRequest) -> list[Completion]:
-        self.requests.append(request)
-        if self.model is not None:
-            return await self.model.generate(request)
-        return [Completion(text=self.answer or "", usage=Usage(input_tokens=3, output_tokens=2))]
 
 
 def _run(judge: ChatEvalJudge) -> object:

@@ -28,8 +28,9 @@ from creval.judges.structured import (
     rubric_schema,
     verdict_schema,
 )
-from creval.models import Completion, GenerateRequest, Usage, get_model
+from creval.models import GenerateRequest, get_model
 from creval.text.lists import parse_word_list
+from judges.recorder import Recorder
 
 PROBLEM = ("Your cat is stuck on a 3-metre shelf. You have a chair, a blanket and a broom. "
            "How do you get the cat down?")  # fmt: skip
@@ -91,19 +92,6 @@ def test_dat_word_list_schema_constrains_ten_words() -> None:
 
 
 # -- judges send the schema and record it ------------------------------------------------------
-class Recorder:
-    """A judge model that records requests and answers from the local model or a script."""
-
-    def __init__(self, answer: str | None = None) -> None:
-        self.requests: list[GenerateRequest] = []
-        self.answer = answer
-        self.model = get_model("local") if answer is None else None
-
-    async def __call__(self, request: GenerateRequest) -> list[Completion]:
-        self.requests.append(request)
-        if self.model is not None:
-            return await self.model.generate(request)
-        return [Completion(text=self.answer or "", usage=Usage(input_tokens=3, output_tokens=2))]
 
 
 @pytest.mark.slow
