@@ -57,6 +57,8 @@ CODES = [
 ]
 
 
+FEASIBILITY = {"feasibility": "Every step can really be done with the items given."}
+
 class Counting:
     """The judge model, counting output tokens."""
 
@@ -88,34 +90,28 @@ async def rubric(gen: Counting, lang: str, items: int, constrained: bool) -> tup
     return len(questions), failures
 
 
-async def macgyver(gen: Counting, items: int, constrained: bool) -> tuple[int, int]:
+async def _judged_problems(judge: Any, items: int, answers_each: int) -> tuple[int, int]:
+    """A judge over MacGyver problems: (answers asked for, parse failures)."""
     from creval.benchmarks.openended.data import load_problems
 
-    judge = MultiAgentJudge(gen, criteria={"feasibility": "Every step can really be done with "
-                            "the items given."}, max_rounds=1, max_tokens=320,
-                            structured=constrained)  # fmt: skip
     answers = failures = 0
     for p in load_problems("macgyver", None, limit=items):
         solution = getattr(p, "solution", "") or "Step 1: Use the items as given."
         v = await judge.evaluate(p.judge_text(), str(solution), domain="macgyver")
-        answers += 3 + 3 * 2 + 1  # discussion turns, confidences + stances, the verdict
+        answers += answers_each
         failures += v.n_parse_failures
     return answers, failures
+
+
+async def macgyver(gen: Counting, items: int, constrained: bool) -> tuple[int, int]:
+    judge = MultiAgentJudge(gen, criteria=FEASIBILITY, max_rounds=1, max_tokens=320,
+                            structured=constrained)
+    return await _judged_problems(judge, items, 3 + 3 * 2 + 1)  # turns, confidences + stances, verdict
 
 
 async def chateval(gen: Counting, items: int, constrained: bool) -> tuple[int, int]:
-    from creval.benchmarks.openended.data import load_problems
-
-    judge = ChatEvalJudge(gen, criteria={"feasibility": "Every step can really be done with "
-                          "the items given."}, rounds=2, max_tokens=160,
-                          structured=constrained)  # fmt: skip
-    answers = failures = 0
-    for p in load_problems("macgyver", None, limit=items):
-        solution = getattr(p, "solution", "") or "Step 1: Use the items as given."
-        v = await judge.evaluate(p.judge_text(), str(solution), domain="macgyver")
-        answers += len(DEFAULT_PERSONAS)  # the last-round votes
-        failures += v.n_parse_failures
-    return answers, failures
+    judge = ChatEvalJudge(gen, criteria=FEASIBILITY, rounds=2, max_tokens=160, structured=constrained)
+    return await _judged_problems(judge, items, len(DEFAULT_PERSONAS))  # the last-round votes
 
 
 async def neocoder(gen: Counting, items: int, constrained: bool) -> tuple[int, int]:
