@@ -27,6 +27,7 @@ demo: $(STAMP)
 	$(VENV)/bin/creval run dat sat --model local --trials 30 --threads $(shell nproc) --out $(OUT)
 	$(VENV)/bin/creval run neocoder --model local --detector both --limit 2 --states 0-2 \
 		--max-tokens 300 --threads $(shell nproc) --out $(OUT)/neocoder
+	$(VENV)/bin/creval analyze techniques $(OUT)/neocoder   # seed 000 Figure 2, into its reports
 	$(VENV)/bin/creval run macgyver --model local --limit 1 --n 5 --max-steps 3 --judge-max-tokens 96 \
 		--judges multiagent --threads $(shell nproc) --out $(OUT)/macgyver
 	$(VENV)/bin/creval run metric-validity --model local --limit 20 --threads $(shell nproc) \
