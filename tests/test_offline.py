@@ -63,3 +63,10 @@ def test_answers_for_a_judged_benchmark_point_to_replay(tmp_path: Path) -> None:
     done = creval("score", "answers", "ttct", str(answers), "--limit", "1", "--answers", "1")
     assert done.returncode == 2
     assert "judge call" in done.stderr and "replay:" in done.stderr
+
+
+def test_a_unit_that_scores_a_text_lists_the_text() -> None:
+    bench = registry()["metric-validity"]()
+    listed = dry_run(bench, bench.parse_options({"limit": 2, "metrics": "ppl"}))
+    assert [item["kind"] for item in listed] == ["score text", "score text"]
+    assert all(item["messages"][0]["content"].strip() for item in listed)

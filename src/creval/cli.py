@@ -225,7 +225,8 @@ def _print_dry_run(plans: list[Any]) -> None:
             last = item["messages"][-1]["content"] if item["messages"] else "(no model call)"
             text = last if isinstance(last, str) else " ".join(
                 p.get("text", "[image]") for p in last)
-            typer.echo(f"-- {item['key']} [{item['role']}, n={item['n']}]\n{text}")
+            what = "scores the text" if item.get("kind") == "score text" else f"n={item['n']}"
+            typer.echo(f"-- {item['key']} [{item['role']}, {what}]\n{text}")
 
 
 def _run_help(ctx: typer.Context, names: list[str]) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from creval.benchmarks.base import Benchmark, BenchmarkOptions
 from creval.errors import CrevalError
 from creval.models.base import Capabilities, Completion, GenerateRequest
+from creval.models.prompt_scoring import PromptRequest, PromptScores
 from creval.records import Record
 from creval.runner.engine import Unit
 
@@ -29,13 +30,19 @@ class _Context:
 
     def __init__(self, answers: list[str] | None = None) -> None:
         self.answers = list(answers or [])
-        self.request: GenerateRequest | None = None
+        self.request: GenerateRequest | PromptRequest | None = None
         self.role = "target"
         self.first_sample = 0
         self.calls: list[dict[str, Any]] = []
 
     def capabilities(self, role: str = "target") -> Capabilities:
-        return Capabilities(n=True, seed=True)
+        return Capabilities(n=True, seed=True, prompt_logprobs=True)
+
+    async def prompt_logprobs(self, text: str, *, role: str = "target", window: int | None = None,
+                              stride: int | None = None) -> PromptScores:
+        """A text to score: no answer file can stand in for a model's log-probabilities."""
+        self.request, self.role = PromptRequest(text=text, window=window, stride=stride), role
+        raise _Stop
 
     async def generate(
         self, request: GenerateRequest, *, role: str = "target", first_sample: int = 0
@@ -54,9 +61,10 @@ class _Context:
 
 @dataclass(frozen=True)
 class FirstRequest:
-    """A unit's first model call: the request, the role asked and its first sample index."""
+    """A unit's first model call: the request (a generation, or a text whose tokens the model
+    scores), the role asked and its first sample index."""
 
-    request: GenerateRequest
+    request: GenerateRequest | PromptRequest
     role: str
     first_sample: int
 
@@ -111,12 +119,15 @@ def dry_run(benchmark: Benchmark[Any], options: BenchmarkOptions) -> list[dict[s
     out = []
     for unit in benchmark.units(options):
         first = first_request(unit)
-        out.append({
-            "key": unit.key,
-            "role": first.role if first else None,
-            "n": first.request.n if first else 0,
-            "messages": [m.model_dump(mode="json") for m in first.request.messages] if first else [],
-        })
+        item: dict[str, Any] = {"key": unit.key, "role": None, "kind": None, "n": 0, "messages": []}
+        request = first.request if first is not None else None
+        if isinstance(request, PromptRequest):
+            item.update(role=first.role if first else None, kind="score text", n=1,
+                        messages=[{"role": "text to score", "content": request.text}])
+        elif request is not None:
+            item.update(role=first.role if first else None, kind="generate", n=request.n,
+                        messages=[m.model_dump(mode="json") for m in request.messages])
+        out.append(item)
     return out
 
 

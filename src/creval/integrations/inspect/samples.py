@@ -73,6 +73,8 @@ def unit_asks(unit: Unit) -> list[Ask]:
     if first.role != "target":
         raise CrevalError(f"The unit asked the {first.role} model before the target model.")
     request = first.request
+    if not isinstance(request, GenerateRequest):
+        raise CrevalError(f"Unit {unit.key} asks its model to score a text, which is no Inspect sample.")
     asks = []
     for i in range(request.n):
         sample = first.first_sample + i
