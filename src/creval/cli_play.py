@@ -2,7 +2,7 @@
 
 The person is the tested model: a ``human:NAME`` backend shows each prompt of the game
 (the masked answer, the history, the clues) and reads the reply from standard input. The
-rest is a normal run: the same units, the same evaluators E1 and E2 on ``--judge``, the
+rest is a normal run: the same units, the same evaluators E1 and E2 on ``--judge`` (or ``--e1``/``--e2``), the
 same S_c, and the transcripts saved in the run directory like a model's, so a lab can
 measure its own human baselines (the paper used 21 people). The response cache is off
 (a person's answers are not replayed) and games are played one at a time.
@@ -58,6 +58,8 @@ def play_lotbench(
     name: Annotated[str, typer.Option(help="Your name or code (kept in the run's manifest).")] = "player",
     judge: Annotated[str, typer.Option(help="Model spec of the evaluators E1 and E2.")] = "local",
     judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible judge.")] = None,
+    e1: Annotated[str | None, typer.Option("--e1", help="Model spec of E1 alone (default: --judge).")] = None,
+    e2: Annotated[str | None, typer.Option("--e2", help="Model spec of E2 alone (default: --judge).")] = None,
     api_key: Annotated[str | None, typer.Option(help="API key of the judge (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
     samples: Annotated[str | None, typer.Option(help="Samples JSONL (default: our starter set).")] = None,
     limit: Annotated[int | None, typer.Option(help="Play only the first N samples.")] = None,
@@ -86,12 +88,15 @@ def play_lotbench(
     settings = RunSettings(
         model=f"human:{name}", judge=judge,
         judge_options=ModelOptions(base_url=judge_base_url, api_key=api_key),
+        roles={role: spec for role, spec in (("e1", e1), ("e2", e2)) if spec},
+        role_options={role: ModelOptions(base_url=judge_base_url, api_key=api_key)
+                      for role, spec in (("e1", e1), ("e2", e2)) if spec},
         cache=None, progress=False, concurrency=1,
     )
     run_dir = out or Path("runs") / f"human-{name}" / "lotbench"
     typer.echo(f"LoTbench, played by {name}. Each round: type the words for <MASK>, then a "
                f"yes/no question. Results go to {run_dir}.")
-    if judge == "local":
+    if "local" in (e1 or judge, e2 or judge):
         typer.echo("Note: the evaluators run on the small packaged model, which rarely gives a "
                    "usable verdict; for a real baseline pass --judge with a capable model.")
     result = run_benchmark(bench, options, run_dir, settings)

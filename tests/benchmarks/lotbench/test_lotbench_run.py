@@ -99,6 +99,20 @@ def test_human_play_from_stdin_is_scored_like_a_model(tmp_path: Path) -> None:
     assert game["rounds"][0]["question"] == "Is it a job?" and game["rounds"][0]["answer"] == "YES"
 
 
+def test_human_play_takes_its_own_e1(tmp_path: Path) -> None:
+    server = ChatServer(reply=scripted)
+    out = tmp_path / "human"
+    try:
+        done = play(["--limit", "1", "--max-rounds", "3", "--out", str(out), "--e1", "openai:e1-model"],
+                    "pet\nIs it a job?\nloan shark\n", server)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    roles = json.loads((out / "manifest.json").read_text())["roles"]
+    assert roles["e1"]["spec"] == "openai:e1-model" and roles["e2"]["spec"] == "openai:scripted"
+    assert {body["model"] for body in server.bodies} >= {"e1-model", "scripted"}
+
+
 def test_e1_validation_against_the_starter_labels(tmp_path: Path) -> None:
     server = ChatServer(reply=scripted)
     try:
