@@ -2,10 +2,11 @@
 
 The person is the tested model: a ``human:NAME`` backend shows each prompt of the game
 (the masked answer, the history, the clues) and reads the reply from standard input. The
-rest is a normal run: the same units, the same evaluators E1 and E2 on ``--judge`` (or ``--e1``/``--e2``), the
-same S_c, and the transcripts saved in the run directory like a model's, so a lab can
-measure its own human baselines (the paper used 21 people). The response cache is off
-(a person's answers are not replayed) and games are played one at a time.
+rest is a normal run: the same units, the same evaluators E1 and E2 on ``--judge`` (or
+``--e1``/``--e2``), the same S_c, and the transcripts saved in the run directory like a
+model's, so a lab can measure its own human baselines (the paper used 21 people). The
+response cache is off (a person's answers are not replayed) and games are played one at a
+time.
 """
 
 from __future__ import annotations
