@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from creval.judges.novelty import NoveltyItem, PairwiseNoveltyJudge
-from creval.models import Completion, GenerateRequest, get_model
+from judges.recorder import Recorder
 
 PROBLEM = "Your kite is stuck in a tree. You have a broom, a rope and a tennis ball."
 A = NoveltyItem("a", PROBLEM, "Poke the kite down with the broom.")
@@ -14,13 +14,10 @@ B = NoveltyItem("b", PROBLEM, "Tie the rope to the tennis ball, throw it over th
 
 
 def test_small_model_constrained_choices_parse() -> None:
-    model = get_model("local")
-    requests: list[GenerateRequest] = []
-
-    async def generate(request: GenerateRequest) -> list[Completion]:
-        requests.append(request)
-        return await model.generate(request)
-
+    generate = Recorder()
+    requests = generate.requests
+    model = generate.model
+    assert model is not None
     judge = PairwiseNoveltyJudge.create(generate, structured=model.capabilities.structured_output)
     comparison = asyncio.run(judge.compare(A, B))
     assert comparison.ab.error is None and comparison.ba.error is None, comparison

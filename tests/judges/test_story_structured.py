@@ -7,7 +7,7 @@ import asyncio
 
 from creval.judges.story import StoryRatingJudge, parse_rating, rating_schema, render_rating
 from creval.judges.structured import as_text
-from creval.models import Completion, GenerateRequest, get_model
+from judges.recorder import Recorder
 
 ORIGINAL = "A fox cannot reach the grapes and decides they must be sour."
 REWRITE = "A startup founder cannot get funding and tells everyone investors are overrated."
@@ -20,13 +20,10 @@ def test_rendered_rating_parses_strictly() -> None:
 
 
 def test_small_model_constrained_rating_parses() -> None:
-    model = get_model("local")
-    requests: list[GenerateRequest] = []
-
-    async def generate(request: GenerateRequest) -> list[Completion]:
-        requests.append(request)
-        return await model.generate(request)
-
+    generate = Recorder()
+    requests = generate.requests
+    model = generate.model
+    assert model is not None
     judge = StoryRatingJudge.create(generate, structured=model.capabilities.structured_output)
     rating = asyncio.run(judge.evaluate(ORIGINAL, REWRITE))
     assert requests[0].response_schema == rating_schema() and requests[0].max_tokens == 16
