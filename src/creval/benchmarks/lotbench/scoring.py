@@ -145,8 +145,8 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
         f"S_c_low and S_c_high: {options.confidence:.0%} percentile bootstrap over samples.",
         f"E1: {options.e1_mode}; an unparsable verdict counts as not DAESO "
         f"({e1_fail} of {verdicts}); an unparsable E2 answer is shown as no answer ({e2_fail} of {answers}).",
-        "E1 and E2 run on the --judge model (the run's judge role); their answers were "
-        f"constrained to JSON (the backend's structured output) in "
+        "E1 and E2 run on their role models (--e1, --e2, else --judge, else --model: the "
+        f"manifest's roles say which); their answers were constrained to JSON (the backend's structured output) in "
         f"{sum(bool(g.get('evaluators_constrained')) for g in games)} of {len(games)} games.",
         "Full transcripts: transcripts.jsonl beside this report.",
     ]
