@@ -85,21 +85,33 @@ def _pairwise_kappa(table: dict[str, list[bool | None]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _annotated_lines(
+    file: Path, required: list[str]
+) -> tuple[list[str], list[tuple[int, dict[str, str], dict[str, Any]]]]:
+    """The annotator columns of a labels CSV and, per line, its number, its cells and its
+    labels (each annotator's yes/no and the majority ``gold``)."""
+    header, lines = read_csv_rows(file, required)
+    names = _annotators(header, file)
+    out = []
+    for number, line in enumerate(lines, start=2):
+        labels = [binary(line[n], f"{file}:{number} {n}") for n in names]
+        out.append((number, line, {**dict(zip(names, labels, strict=True)), "gold": _gold(labels)}))
+    return names, out
+
+
 # -- entailment models (Table 6) --------------------------------------------------------------
 def read_entailment_labels(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
     """The labelled pairs: ``id``, ``text_a``, ``text_b``, each annotator's label and ``gold``."""
     import pandas as pd
 
     file = Path(path)
-    header, lines = read_csv_rows(file, ["text_a", "text_b"])
-    names = _annotators(header, file)
+    names, labelled = _annotated_lines(file, ["text_a", "text_b"])
     rows = []
-    for number, line in enumerate(lines, start=2):
-        labels = [binary(line[n], f"{file}:{number} {n}") for n in names]
+    for number, line, labels in labelled:
         if not line["text_a"].strip() or not line["text_b"].strip():
             raise CrevalError(f"{file}:{number}: text_a and text_b must both hold a text.")
         rows.append({"id": line.get("id", "").strip() or str(number - 1), "text_a": line["text_a"],
-                     "text_b": line["text_b"], **dict(zip(names, labels, strict=True)), "gold": _gold(labels)})
+                     "text_b": line["text_b"], **labels})
     return pd.DataFrame(rows), names
 
 
@@ -227,13 +239,9 @@ def read_judge_labels(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
     import pandas as pd
 
     file = Path(path)
-    header, lines = read_csv_rows(file, ["id", "criterion"])
-    names = _annotators(header, file)
-    rows = []
-    for number, line in enumerate(lines, start=2):
-        labels = [binary(line[n], f"{file}:{number} {n}") for n in names]
-        rows.append({"id": line["id"].strip(), "criterion": line["criterion"].strip().lower(),
-                     **dict(zip(names, labels, strict=True)), "gold": _gold(labels)})
+    names, labelled = _annotated_lines(file, ["id", "criterion"])
+    rows = [{"id": line["id"].strip(), "criterion": line["criterion"].strip().lower(), **labels}
+            for _, line, labels in labelled]
     frame = pd.DataFrame(rows)
     dup = frame[frame.duplicated(["id", "criterion"])]
     if not dup.empty:
