@@ -55,23 +55,11 @@ async def _judge_runs(runs: list[SATRun], judge: str, base_url: str | None,
                       prompt_file: str | None, concurrency: int, cache: bool) -> dict[str, list[int | None]]:
     from creval.judges.story import StoryRatingJudge
     from creval.models import ModelOptions, get_model
-    from creval.models.base import Completion, GenerateRequest
-    from creval.runner.cache import ResponseCache, cache_key, default_cache_path
+    from creval.runner.cache import ResponseCache, cached_generate, default_cache_path
 
     model = get_model(judge, ModelOptions(base_url=base_url))
     store = ResponseCache(default_cache_path()) if cache else None
-
-    async def generate(request: GenerateRequest) -> list[Completion]:
-        """The model's answer, from the response cache when it was asked before."""
-        key = cache_key(model.identity(), request, 0)
-        hit = store.get(key) if store is not None else None
-        if hit is not None:
-            return [hit]
-        out = await model.generate(request)
-        if store is not None and out:
-            store.put(key, judge, out[0])
-        return out
-
+    generate = cached_generate(model, store)
     rater = StoryRatingJudge.create(generate, prompt_file=prompt_file,
                                     structured=model.capabilities.structured_output)
     gate = asyncio.Semaphore(concurrency)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +100,20 @@ class ResponseCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+def cached_generate(model: Any, store: ResponseCache | None) -> Callable[[GenerateRequest], Awaitable[list[Completion]]]:
+    """``model.generate`` answering first-sample requests from ``store`` when they were asked
+    before (and storing new answers), for instruments called outside a run (``None``: no cache)."""
+
+    async def generate(request: GenerateRequest) -> list[Completion]:
+        key = cache_key(model.identity(), request, 0)
+        hit = store.get(key) if store is not None else None
+        if hit is not None:
+            return [hit]
+        out: list[Completion] = await model.generate(request)
+        if store is not None and out:
+            store.put(key, model.spec, out[0])
+        return out
+
+    return generate
