@@ -16,27 +16,25 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "creval"
 
 #: Layer of each top-level module or package of creval; lower layers never import higher.
 RANK: dict[str, int] = {
-    # the base: plain helpers everything may use
-    "errors": 0, "paths": 0, "redact": 0, "quiet": 0, "fingerprint": 0, "plugins": 1,
-    "records": 1,
-    "prompts": 1, "text": 1, "metrics": 1,
-    # providers: models, embedders, taggers, the sandbox
-    "models": 2, "embed": 2, "pos": 2, "sandbox": 2,
+    # the base: errors, then private helpers and the pure layers that use only errors
+    "errors": 0,
+    "_util": 1, "records": 1, "metrics": 1,
+    # providers: models, embedders, taggers, the sandbox; reading runs
+    "models": 2, "embed": 2, "pos": 2, "sandbox": 2, "reader": 2,
     "nli": 3, "index": 3,
     # instruments and orchestration (neither knows the other)
     "judges": 4, "runner": 4,
     "benchmarks": 5,
     "report": 6,
-    "reader": 2,
-    "presets": 1, "roles": 6, "evaluation": 7, "offline": 7, "analyses": 7, "training": 7,
-    "api": 8, "integrations": 8,
-    "cli": 9, "__init__": 10, "__main__": 10,
+    # on top: the application layer (evaluate, roles, presets), analyses of runs
+    "evaluation": 7, "analyses": 7,
+    "integrations": 8,
+    "cli": 9, "__init__": 10,
 }
 
 
 def _layer(module: str) -> str:
-    part = module.split(".")[1] if "." in module else "__init__"
-    return "cli" if part.startswith("cli") else part
+    return module.split(".")[1] if "." in module else "__init__"
 
 
 def _module_name(path: Path) -> str:
@@ -106,3 +104,18 @@ def test_no_import_cycles() -> None:
         if start not in state:
             visit(start, [start])
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_nothing_imports_the_command_line() -> None:
+    """``creval.cli`` is the top: the Python API and every layer work without it."""
+    users = sorted(m for m, ts in GRAPH.items() if _layer(m) != "cli" and any(_layer(t) == "cli" for t in ts))
+    assert not users, f"these import creval.cli: {users}"
+
+
+def test_package_root_holds_only_the_public_surface_and_the_layers() -> None:
+    """``ls src/creval``: the public modules and the layer packages, each with a rank above,
+    plus the package data; a new small module belongs in the layer it serves or ``_util``."""
+    entries = {p.name for p in SRC.iterdir() if p.name != "__pycache__"}
+    layers = {e.removesuffix(".py") for e in entries} - {"data", "py.typed"}
+    assert layers <= set(RANK), f"not a layer: {sorted(layers - set(RANK))}"
+    assert len(entries) <= 22, f"{len(entries)} entries at the package root: {sorted(entries)}"

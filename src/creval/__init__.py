@@ -35,9 +35,9 @@ __all__ = [
 
 _WHERE = {
     "CrevalError": "creval.errors",
-    "EvalResult": "creval.api",
-    "evaluate": "creval.api",
-    "evaluate_async": "creval.api",
+    "EvalResult": "creval.evaluation",
+    "evaluate": "creval.evaluation",
+    "evaluate_async": "creval.evaluation",
     "Manifest": "creval.records",
     "Record": "creval.records",
     "Scores": "creval.records",
@@ -47,8 +47,8 @@ _WHERE = {
 }
 
 if TYPE_CHECKING:
-    from creval.api import EvalResult, evaluate, evaluate_async
     from creval.errors import CrevalError
+    from creval.evaluation.api import EvalResult, evaluate, evaluate_async
     from creval.reader import Run, read_run, read_runs
     from creval.records import Manifest, Record, Scores
 

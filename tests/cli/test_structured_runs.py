@@ -11,8 +11,8 @@ import pytest
 from _cli import creval
 
 from creval.benchmarks.dat import render_word_list
+from creval.benchmarks.dat.lists import parse_word_list
 from creval.judges.structured import as_text
-from creval.text.lists import parse_word_list
 
 
 def _records(out: Path) -> list[dict[str, Any]]:

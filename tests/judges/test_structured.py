@@ -9,6 +9,7 @@ import json
 import pytest
 
 from creval.benchmarks.dat import render_word_list, word_list_schema
+from creval.benchmarks.dat.lists import parse_word_list
 from creval.benchmarks.neocoder.techniques import detection_request, parse_techniques
 from creval.judges.criteria import parse_binary, parse_confidence, parse_stance
 from creval.judges.multiagent import MultiAgentJudge
@@ -29,7 +30,6 @@ from creval.judges.structured import (
     verdict_schema,
 )
 from creval.models import GenerateRequest, get_model
-from creval.text.lists import parse_word_list
 from judges.recorder import Recorder
 
 PROBLEM = ("Your cat is stuck on a 3-metre shelf. You have a chair, a blanket and a broom. "

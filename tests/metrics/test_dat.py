@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from creval.benchmarks.dat.dictionary import load_word_list
 from creval.metrics import (
     DATResult,
     InvalidWord,
@@ -22,7 +23,6 @@ from creval.metrics import (
     olson_validate,
     summarize_dat,
 )
-from creval.text import load_word_list
 
 SHARED_DAT = Path(__file__).resolve().parents[3] / "shared" / "data" / "dat"
 needs_shared = pytest.mark.skipif(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from creval.cli_sandbox import sandbox_app
+from creval.cli.sandbox import sandbox_app
 
 RUNNER = CliRunner()
 

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from creval._util.redact import redact_text
 from creval.errors import CrevalError
 from creval.records import ANALYSES, Analysis, AnalysisTable
-from creval.redact import redact_text
 
 if TYPE_CHECKING:
     import pandas as pd

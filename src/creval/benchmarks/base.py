@@ -66,7 +66,7 @@ class Benchmark(ABC, Generic[OptionsT]):
     #: Model roles of the benchmark's own, beyond "target" and "judge": name -> what the model
     #: in it does (``{"e1": "DAESO evaluator"}``). Each is chosen with ``--NAME SPEC``
     #: (``roles={NAME: SPEC}`` in Python) and otherwise falls back to the judge model, then to
-    #: the tested model; see :mod:`creval.roles`. Units call it as ``ctx.generate(r, role=NAME)``.
+    #: the tested model; see :mod:`creval.evaluation.roles`. Units call it as ``ctx.generate(r, role=NAME)``.
     extra_roles: ClassVar[dict[str, str]] = {}
     #: Options that were renamed or removed: old name -> what to use instead.
     renamed_options: ClassVar[dict[str, str]] = {}
@@ -138,9 +138,9 @@ def register_benchmark(cls: B) -> B:
 
 def registry() -> dict[str, type[Benchmark[Any]]]:
     """Every registered benchmark: the built-in ones and those of installed plug-ins
-    (the ``creval.benchmarks`` entry points; see :mod:`creval.plugins`)."""
+    (the ``creval.benchmarks`` entry points; see :mod:`creval._util.plugins`)."""
     import creval.benchmarks  # noqa: F401  (registers the built-in benchmarks)
-    from creval.plugins import load_group
+    from creval._util.plugins import load_group
 
     load_group("creval.benchmarks", _register_plugin)
     return dict(sorted(_REGISTRY.items()))

@@ -7,9 +7,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from creval._util.prompts import format_prompt, load_prompt
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest, digest
-from creval.prompts import format_prompt, load_prompt
 from creval.runner.engine import Unit, UnitContext
 
 __all__ = [

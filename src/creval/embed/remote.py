@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from creval._util.redact import redact_url
 from creval.embed.base import as_float32_matrix, batches, check_texts
 from creval.errors import CrevalError
-from creval.redact import redact_url
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 _DIM_PROBE = "dimension probe"

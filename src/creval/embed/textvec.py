@@ -174,8 +174,8 @@ def read_text_vectors(path: Path, vocabulary: set[str] | None = None) -> TextVec
 
 
 def default_cache_dir() -> Path:
-    """``wordvectors`` in :func:`creval.paths.cache_root`."""
-    from creval.paths import cache_root
+    """``wordvectors`` in :func:`creval._util.paths.cache_root`."""
+    from creval._util.paths import cache_root
 
     return cache_root() / "wordvectors"
 

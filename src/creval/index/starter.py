@@ -17,8 +17,8 @@ from pathlib import Path
 
 def starter_index_dir() -> Path:
     """The default offline index, built from our starter reference corpus on first use."""
+    from creval._util.paths import cache_root
     from creval.index.build import build_index
-    from creval.paths import cache_root
 
     corpus = resources.files("creval") / "data" / "metric_validity" / "reference_corpus.jsonl"
     data = corpus.read_bytes()

@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from creval._util.prompts import load_prompt
 from creval.errors import CrevalError
 from creval.judges.usage import RoleUsage
-from creval.prompts import load_prompt
 
 __all__ = [
     "DOMAIN_CRITERIA", "JudgeCriterion", "JudgeVerdict", "ParseFailure", "criteria_for",

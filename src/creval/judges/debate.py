@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from creval._util.prompts import format_prompt
 from creval.errors import CrevalError
 from creval.judges.criteria import (
     JudgeCriterion,
@@ -50,7 +51,6 @@ from creval.judges.criteria import (
 from creval.judges.structured import as_text, render_verdict, text_budget, verdict_schema
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.models.base import GenerateRequest
-from creval.prompts import format_prompt
 
 __all__ = ["DEFAULT_PERSONAS", "ChatEvalJudge", "Persona", "format_history"]
 

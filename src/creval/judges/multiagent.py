@@ -60,6 +60,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from creval._util.prompts import format_prompt
 from creval.embed.base import Embedder
 from creval.errors import CrevalError
 from creval.judges.criteria import (
@@ -86,7 +87,6 @@ from creval.judges.structured import (
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.judges.vectorstore import Hit, VectorStore, make_store, split_fragments
 from creval.models.base import GenerateRequest
-from creval.prompts import format_prompt
 
 __all__ = ["MultiAgentJudge"]
 

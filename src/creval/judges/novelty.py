@@ -40,10 +40,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from creval._util.prompts import format_prompt, load_prompt
 from creval.errors import CrevalError
 from creval.judges.structured import as_text
 from creval.models.base import Completion, GenerateRequest, Usage
-from creval.prompts import format_prompt, load_prompt
 
 __all__ = [
     "NoveltyItem",

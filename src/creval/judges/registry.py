@@ -112,6 +112,6 @@ def _accepted(factory: JudgeFactory, settings: dict[str, Any]) -> dict[str, Any]
 
 
 def _load_plugins() -> None:
-    from creval.plugins import load_group
+    from creval._util.plugins import load_group
 
     load_group("creval.judges", register_judge)

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from creval._util.prompts import format_prompt
 from creval.errors import CrevalError
 from creval.judges.criteria import (
     JudgeCriterion,
@@ -44,7 +45,6 @@ from creval.judges.criteria import (
 from creval.judges.structured import as_text, render_verdict, text_budget, verdict_schema
 from creval.judges.usage import GenerateFn, UsageLedger, ask
 from creval.models.base import GenerateRequest
-from creval.prompts import format_prompt
 
 __all__ = ["BUILTIN_EXAMPLES", "FewShotExample", "SingleAgentJudge", "format_examples"]
 

@@ -225,7 +225,7 @@ def dat_olson(
     ----------
     words : the answers, in order (typically 10).
     vocabulary : the valid words (Olson: ``words.txt`` entries matching
-        ``^[a-z][a-z-]*[a-z]$``; see :mod:`creval.text.dictionary`).
+        ``^[a-z][a-z-]*[a-z]$``; see :mod:`creval.benchmarks.dat.dictionary`).
     vectors : a mapping word -> vector, or a function ``words -> (n, d) array``. With a
         mapping, a word must also be a key to be valid (Olson's vocabulary is the dictionary
         joined with GloVe). A function is only called for the words scored, so the
@@ -303,9 +303,9 @@ def dat_all_valid(
 
     Parameters
     ----------
-    words : the parsed answer (see :func:`creval.text.parse_word_list`).
+    words : the parsed answer (see :func:`creval.benchmarks.dat.lists.parse_word_list`).
     is_valid : a function word -> None to accept it, or a string saying why not (for example
-        :class:`creval.text.ja.JapaneseNounChecker`).
+        :class:`creval.benchmarks.dat.ja.JapaneseNounChecker`).
     embed : a function words -> ``(n, d)`` array, called once and only for a valid response.
     expected : the required number of words (default 10).
     scale : multiplier of the mean pairwise cosine distance (the paper: 1, unscaled).

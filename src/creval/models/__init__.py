@@ -116,7 +116,7 @@ def get_model(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> 
 
 def _load_plugins() -> None:
     """Providers of installed plug-ins (``creval.models`` entry points: ``name = "module:create"``)."""
-    from creval.plugins import load_group
+    from creval._util.plugins import load_group
 
     load_group("creval.models", lambda name, target: _PROVIDERS.setdefault(name, target),
                load_objects=False)

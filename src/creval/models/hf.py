@@ -41,8 +41,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from creval._util.fingerprint import dir_identity
+from creval._util.quiet import quiet_hf
 from creval.errors import CrevalError, require
-from creval.fingerprint import dir_identity
 from creval.models.base import (
     Capabilities,
     Completion,
@@ -52,7 +53,6 @@ from creval.models.base import (
     Usage,
 )
 from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
-from creval.quiet import quiet_hf
 
 if TYPE_CHECKING:
     from creval.models import ModelOptions

@@ -43,6 +43,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from creval._util.redact import redact_text, redact_url
 from creval.errors import CrevalError
 from creval.models.base import (
     Capabilities,
@@ -56,7 +57,6 @@ from creval.models.base import (
     Usage,
     note_request,
 )
-from creval.redact import redact_text, redact_url
 
 if TYPE_CHECKING:
     from creval.models import ModelOptions

@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from creval._util.quiet import quiet_hf
 from creval.errors import CrevalError, require
 from creval.nli.base import LABELS, Label, NLIResult, canonical_label, check_pairs
-from creval.quiet import quiet_hf
 
 __all__ = ["DEFAULT_NLI_MODEL", "HFEntailment", "label_indices"]
 
@@ -150,7 +150,7 @@ class HFEntailment:
     def identity(self) -> dict[str, Any]:
         """Backend, model name or path, the label of each output; for a local directory a
         fingerprint of its config, tokenizer and weights. Loads the model once."""
-        from creval.fingerprint import dir_identity
+        from creval._util.fingerprint import dir_identity
 
         with self._lock:
             _, model, labels = self._load()

@@ -27,10 +27,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from creval._util.prompts import load_prompt
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest
 from creval.nli.base import LABELS, Label, NLIResult, check_pairs
-from creval.prompts import load_prompt
 
 __all__ = ["LLMEntailment", "default_entailment_prompt", "label_schema", "parse_entailment_answer"]
 

@@ -92,7 +92,7 @@ class CachedTagger:
         if self._disk is None and os.environ.get("CREVAL_POS_CACHE", "1") != "0":
             key = self.cache_key()
             if key is not None:
-                from creval.paths import cache_root
+                from creval._util.paths import cache_root
 
                 self._disk = DiskCache(cache_root() / "pos" / "tagged.sqlite", key)
         return self._disk

@@ -15,13 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from creval._util.paths import cache_root
 from creval.models.base import Completion, GenerateRequest, digest
 from creval.models.prompt_scoring import PromptRequest, PromptScores
-from creval.paths import cache_root
 
 
 def default_cache_path() -> Path:
-    """``responses.sqlite`` in :func:`creval.paths.cache_root`."""
+    """``responses.sqlite`` in :func:`creval._util.paths.cache_root`."""
     return cache_root() / "responses.sqlite"
 
 

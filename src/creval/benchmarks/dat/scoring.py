@@ -8,8 +8,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from creval.benchmarks.common import answer_placeholders, load_prompt
+from creval.benchmarks.dat.lists import parse_word_list
 from creval.metrics.dat import PLACEHOLDER, DATResult, dat_all_valid, dat_olson, summarize_dat
-from creval.text.lists import parse_word_list
 
 if TYPE_CHECKING:
     from creval.benchmarks.dat import DATOptions
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=4)
 def _dictionary(path: str | None) -> frozenset[str]:
-    from creval.text.dictionary import default_english_dictionary, load_word_list
+    from creval.benchmarks.dat.dictionary import default_english_dictionary, load_word_list
 
     return load_word_list(path) if path else default_english_dictionary()
 
@@ -98,8 +98,8 @@ class DATScorer:
             from creval.errors import CrevalError
 
             raise CrevalError("The olson variant is English-only; use --variant all-valid for ja.")
+        from creval.benchmarks.dat.ja import JapaneseNounChecker
         from creval.embed import get_embedder
-        from creval.text.ja import JapaneseNounChecker
 
         # the paper's check: Japanese script and nouns; proper nouns only on request (its
         # prompt forbids them, its validation does not test for them)

@@ -133,10 +133,10 @@ def _constrained(ctx: UnitContext, options: MetricValidityOptions) -> bool:
 
 
 def _judge_unit(item: LabelledText, options: MetricValidityOptions, template: str, repeat: int) -> Unit:
+    from creval._util.prompts import format_prompt
     from creval.benchmarks.metric_validity.judging import judgement_schema, parse_judgement
     from creval.judges.structured import as_text, render_scales
     from creval.models.base import GenerateRequest
-    from creval.prompts import format_prompt
 
     source = options.judge_prompt_file or f"the {options.domain} rubric"
 
@@ -188,10 +188,10 @@ def _flip_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
 
 
 def _sns_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
+    from creval._util.prompts import format_prompt
     from creval.benchmarks.metric_validity.sns import N_CONCEPTS, concepts_template, parse_concepts
     from creval.judges.structured import as_text, list_schema, render_numbered
     from creval.models.base import GenerateRequest
-    from creval.prompts import format_prompt
 
     async def run(ctx: UnitContext) -> dict[str, Any]:
         if not item.text.strip():

@@ -148,7 +148,7 @@ def insert(root: Node, lines: tuple[str, ...], max_depth: int, step: int) -> lis
 def continuation_request(prompt: str, prefix: tuple[str, ...], base: GenerateRequest,
                          template: str, n: int) -> GenerateRequest:
     """The request for ``n`` whole programs starting with ``prefix`` (the plain problem at the root)."""
-    from creval.prompts import format_prompt
+    from creval._util.prompts import format_prompt
 
     text = prompt if not prefix else format_prompt(template, "neocoder_mcts_continue",
                                                    problem=prompt, prefix="\n".join(prefix))

@@ -42,8 +42,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from creval.benchmarks.common import jsonl_objects
+from creval.benchmarks.openended.sentences import split_sentences
 from creval.errors import CrevalError
-from creval.text.sentences import split_sentences
 
 __all__ = [
     "DOMAINS",

@@ -69,7 +69,7 @@ def _download(url: str) -> str:
 
     import httpx
 
-    from creval.paths import cache_root
+    from creval._util.paths import cache_root
 
     cached = cache_root() / "data" / (hashlib.sha256(url.encode()).hexdigest()[:16] + ".jsonl")
     if cached.is_file():

@@ -47,10 +47,10 @@ def rubric_summary() -> Metric:
 @scorer(metrics=[rubric_summary()])
 def rubric_scorer(benchmark: str, judge: str | None = None, **options: Any) -> Scorer:
     """Rate one answer of ``jcq`` or ``ttct`` on fluency, flexibility, originality, elaboration."""
+    from creval._util.prompts import format_prompt
     from creval.benchmarks.base import get_benchmark
     from creval.benchmarks.ttct import RubricBenchmark, RubricOptions
     from creval.benchmarks.ttct.scoring import CRITERIA, judgement_rows
-    from creval.prompts import format_prompt
     from creval.records import Record
 
     bench = get_benchmark(benchmark)

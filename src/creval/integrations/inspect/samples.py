@@ -1,6 +1,6 @@
 """Inspect samples from a creval benchmark: the very requests ``creval run`` would send.
 
-Each unit's first request comes from :func:`creval.offline.first_request` (the same as
+Each unit's first request comes from :func:`creval.benchmarks.offline.first_request` (the same as
 ``creval run --dry-run`` lists): the unit is stepped up to its first model call, which is
 recorded, not sent. The request carries everything ``creval run`` asks with:
 system and user messages, temperature, top-p, max tokens, stop sequences and the seed; a
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, get_benchmark
+from creval.benchmarks.offline import first_request
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
-from creval.offline import first_request
 
 if TYPE_CHECKING:
     from inspect_ai.dataset import Sample

@@ -81,8 +81,8 @@ def dat_summary() -> Metric:
 def dat_scorer(**options: Any) -> Scorer:
     """Score one DAT answer as ``creval run dat`` does (same options)."""
     from creval.benchmarks.dat import DATOptions
+    from creval.benchmarks.dat.lists import parse_word_list
     from creval.benchmarks.dat.scoring import DATScorer
-    from creval.text.lists import parse_word_list
 
     opts = options_of("dat", options, DATOptions)
     built: Once = Once(lambda: DATScorer.from_options(opts))

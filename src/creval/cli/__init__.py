@@ -1,0 +1,68 @@
+"""The ``creval`` command line: one module per command group, registered on :data:`app`.
+
+``run`` (``list``, ``run``), ``report`` (``report``, ``compare``, ``correlate``,
+``agreement``), ``score``, ``analyze``, ``index``, ``data``, ``play``, ``train``, ``sandbox``
+and ``novelty``; what they share (error handling, options, roles) is in ``_common``. The
+commands call :mod:`creval.evaluation` and the layers below; nothing imports this package.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from creval.cli._common import ErrorsAsMessages, get_console
+
+app = typer.Typer(
+    name="creval",
+    cls=ErrorsAsMessages,
+    help="Measure the creativity of language models.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _register_subcommands() -> None:
+    from creval.cli import report, run
+    from creval.cli.analyze import register_all
+    from creval.cli.data import data_app
+    from creval.cli.index import index_app
+    from creval.cli.novelty import novelty
+    from creval.cli.play import play_app
+    from creval.cli.sandbox import sandbox_app
+    from creval.cli.score import score_app
+    from creval.cli.train import train_app
+
+    app.command("list")(run.list_benchmarks)
+    app.command("run", context_settings={
+        "allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": [],
+    })(run.run)
+    app.command("report")(report.report)
+    app.command("compare")(report.compare)
+    app.command("correlate")(report.correlate)
+    app.command("agreement")(report.agreement_command)
+    app.add_typer(score_app, name="score")
+    app.add_typer(data_app, name="data")
+    app.add_typer(sandbox_app, name="sandbox")
+    app.add_typer(index_app, name="index")
+    app.add_typer(play_app, name="play")
+    app.command("novelty")(novelty)
+    app.add_typer(register_all(), name="analyze")
+    app.add_typer(train_app, name="train")
+
+
+def main() -> None:
+    """Entry point: bad input and set-up problems exit 2 with a message, no traceback."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        get_console(stderr=True).print(
+            "interrupted: finished units are saved; run the same command again to resume."
+        )
+        sys.exit(130)
+
+
+_register_subcommands()  # at import, so `app` is whole for Typer's in-process test runner
+

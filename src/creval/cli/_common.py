@@ -1,0 +1,168 @@
+"""What the ``creval`` commands share: bad input as a message and an exit code (never a
+traceback), the console, benchmark options and model roles given on the command line, and the
+JSONL input and output of ``creval score`` metrics.
+
+``creval score`` metrics read JSONL, one object per line with a text field (``--text-field``,
+default ``text``) and an optional ``id`` (default: the line number), and write one JSON line per
+text with its ``id`` and the metric's values, or ``excluded`` with the reason, to ``--out`` or
+stdout; a summary line goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from creval.errors import CrevalError
+
+
+class ErrorsAsMessages(TyperGroup):
+    """Bad input (a :class:`CrevalError`) exits with its code and a message, no traceback,
+    however the app is invoked: ``creval``, ``python -m creval.cli`` or Typer's test runner."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CrevalError as exc:
+            from rich.markup import escape
+
+            from creval._util.redact import redact_text
+
+            message = escape(redact_text(str(exc)))
+            get_console(stderr=True).print(f"[bold red]error:[/] {message}", soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+def get_console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, emoji=False)  # "openai:m:" is no emoji
+
+
+def options_table(cls: Any) -> Any:
+    """A benchmark's options with their kinds, readable in an 80-column terminal."""
+    from rich.table import Table
+
+    table = Table("option", "kind", "default", "what it does", box=None, pad_edge=False)
+    for name, info in cls.Options.model_fields.items():
+        table.add_row(
+            "--" + name.replace("_", "-"), cls.Options.kind_of(name), repr(info.default),
+            info.description or "",
+        )
+    return table
+
+
+OPTION_KINDS = (
+    "Option kinds: generation options must match to resume a run directory; scale options "
+    "(--limit, --trials) may grow or shrink it; scoring options re-score the same answers."
+)
+
+
+def parse_extra_options(args: list[str], flags: Collection[str] = ()) -> dict[str, str]:
+    """``["--trials", "5", "--lang=ja"]`` -> ``{"trials": "5", "lang": "ja"}``.
+
+    Options named in ``flags`` (yes/no options) also stand alone: ``--name`` is true and
+    ``--no-name`` false; every other option needs a value.
+
+    >>> parse_extra_options(["--trials", "5", "--lang=ja", "--prompt-file", "p.txt"])
+    {'trials': '5', 'lang': 'ja', 'prompt_file': 'p.txt'}
+    >>> parse_extra_options(["--constrain-answers", "--no-strict", "--words", "10"],
+    ...                     flags={"constrain_answers", "strict"})
+    {'constrain_answers': 'true', 'strict': 'false', 'words': '10'}
+    """
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or len(arg) == 2:
+            raise CrevalError(f"Unexpected argument {arg!r}: benchmark options look like --name VALUE.")
+        name, eq, value = arg[2:].partition("=")
+        key = name.replace("-", "_")
+        alone = not eq and (i + 1 >= len(args) or args[i + 1].startswith("--"))
+        if alone and key in flags:
+            value = "true"
+        elif alone and key.startswith("no_") and key[3:] in flags:
+            key, value = key[3:], "false"
+        elif alone:
+            raise CrevalError(f"Option --{name} needs a value.")
+        elif not eq:
+            value = args[i + 1]
+            i += 1
+        out[key] = value
+        i += 1
+    return out
+
+
+def flag_options(benchmarks: Iterable[Any]) -> set[str]:
+    """The yes/no options of benchmarks (their ``Options`` fields typed ``bool``)."""
+    return {name for bench in benchmarks for name, field in bench.Options.model_fields.items()
+            if field.annotation is bool}
+
+def role_values(
+    names: list[str], values: dict[str, Any], role_flags: list[str]
+) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """Split the options after the benchmark names into (benchmark options, role specs,
+    role base URLs); ``--role NAME=SPEC`` joins the specs. A role given twice is an error."""
+    from creval.benchmarks.base import get_benchmark
+    from creval.evaluation.roles import parse_role_flags, split_role_values
+
+    known = []
+    for name in names:
+        try:
+            known.append(get_benchmark(name))
+        except CrevalError:
+            continue  # plan_runs names the unknown benchmark
+    rest, roles, urls = split_role_values(known, values)
+    for role, spec in parse_role_flags(role_flags).items():
+        if role in roles and roles[role] != spec:
+            raise CrevalError(f"The {role} model is given twice (--{role} {roles[role]} and "
+                              f"--role {role}={spec}); give it once.")
+        roles[role] = spec
+    return rest, roles, urls
+
+
+def roles_table(cls: Any) -> Any:
+    """A benchmark's own model roles, as ``creval list --verbose`` and ``run --help`` show them."""
+    from rich.table import Table
+
+    table = Table("role option", "default", "what the model does", box=None, pad_edge=False)
+    for role, what in cls.extra_roles.items():
+        table.add_row(f"--{role} SPEC", "--judge, else --model", what)
+        table.add_row(f"--{role}-base-url URL", "its fallback's endpoint",
+                      f"endpoint of the {role} model (with --{role}: --base-url by default)")
+    return table
+
+TextField = Annotated[str, typer.Option(help="The text field of each JSONL line.")]
+Out = Annotated[Path | None, typer.Option(help="Write the JSON lines here instead of stdout.")]
+
+
+def read_texts(path: Path, field: str) -> list[tuple[str, str]]:
+    """``(id, text)`` per JSONL line; a missing or non-string text field stops with its line."""
+    from creval.benchmarks.common import jsonl_objects
+
+    if not path.is_file():
+        raise CrevalError(f"{path} does not exist. Pass a JSONL file with a {field!r} field per line.")
+    rows = jsonl_objects(path.read_text(encoding="utf-8").splitlines(), str(path))
+    out = []
+    for number, row in rows:
+        text = row.get(field)
+        if not isinstance(text, str):
+            raise CrevalError(f"{path}:{number}: no string field {field!r}. Pass --text-field NAME.")
+        out.append((str(row.get("id", number)), text))
+    if not out:
+        raise CrevalError(f"{path} holds no texts.")
+    return out
+
+
+def write_rows(rows: list[dict[str, Any]], out: Path | None, summary: str) -> None:
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    if out is None:
+        typer.echo(lines, nl=False)
+    else:
+        out.write_text(lines, encoding="utf-8")
+    typer.echo(summary + (f" -> {out}" if out else ""), err=True)

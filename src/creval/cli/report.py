@@ -1,0 +1,94 @@
+"""``creval report``, ``compare``, ``correlate`` and ``agreement``: reading finished runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from creval.errors import CrevalError
+
+
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    html: Annotated[bool, typer.Option("--html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path.")] = False,
+) -> None:
+    """Write report.md again from a run directory's manifest and scores, and print it."""
+    from creval.reader import read_run
+    from creval.report.markdown import write_report
+
+    run = read_run(run_dir)  # read-only: safe beside a live run
+    if run.scores is None:
+        raise CrevalError(f"{run_dir} has no scores.json yet: run `creval run` with this --out.")
+    path = write_report(run_dir, run.manifest.model_dump(mode="json"), run.scores.model_dump(mode="json"))
+    typer.echo(path.read_text(encoding="utf-8"))
+    if html:
+        from creval.report.html import write_html_report
+
+        typer.echo(f"HTML report: {write_html_report(run_dir)}")
+
+
+def compare(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders holding runs) of several models.")],
+    csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
+    confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
+) -> None:
+    """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
+    intervals, units, requests and tokens."""
+    from creval.reader import read_runs
+    from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
+
+    if not 0 < confidence < 1:
+        raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
+    boards = leaderboard(read_runs(run_dirs), confidence=confidence)
+    if not boards:
+        raise CrevalError("None of these runs has scores yet: run `creval run` into them first.")
+    typer.echo(to_markdown(boards))
+    if csv is not None:
+        csv.write_text(to_csv(boards), encoding="utf-8")
+    if html is not None:
+        html.write_text(to_html(boards), encoding="utf-8")
+
+
+def correlate(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of several models (jcq/ttct, dat, sat).")],
+    by: Annotated[str, typer.Option(help="Group runs into models by 'folder' (runs/<model>/<benchmark>) or 'model' (spec and temperature).")] = "folder",
+    out: Annotated[Path | None, typer.Option(help="Also write the comparison as Markdown here.")] = None,
+) -> None:
+    """Seed 004: correlate JCQ/TTCT task x criterion scores with DAT and SAT across models."""
+    from creval.report.compare import compare_runs, render_comparison
+
+    if by not in {"folder", "model"}:
+        raise CrevalError("--by takes 'folder' or 'model'.")
+    result = compare_runs(run_dirs, by=by)  # type: ignore[arg-type]
+    text = render_comparison(result)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+    typer.echo(text)
+
+
+def agreement_command(
+    run_dir: Annotated[Path, typer.Argument(help="A jcq or ttct run directory.")],
+    human: Annotated[Path, typer.Option(help="CSV: question_id, answer_index, fluency, flexibility, originality, elaboration.")],
+) -> None:
+    """Judge-vs-human agreement: Pearson per task x criterion (the paper's Table 8)."""
+    from creval.benchmarks.ttct.scoring import judgement_rows
+    from creval.report.agreement import agreement, read_human_ratings
+    from creval.report.markdown import markdown_table
+    from creval.runner.store import RunStore
+
+    store = RunStore(run_dir)
+    manifest = store.read_manifest() or {}
+    if manifest.get("benchmark") not in {"jcq", "ttct"}:
+        raise CrevalError(f"{run_dir} is not a jcq or ttct run directory.")
+    records = list(store.latest().values())
+    store.close()
+    lang = "ja" if manifest["benchmark"] == "jcq" else "en"
+    parser = manifest.get("options", {}).get("parser", "strict")
+    rows, _ = judgement_rows(records, lang=lang, parser=parser)
+    table = agreement(rows, read_human_ratings(human))
+    if not table:
+        raise CrevalError(f"No answer in {human} matches an answer judged in {run_dir}.")
+    typer.echo(markdown_table(table))

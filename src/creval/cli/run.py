@@ -1,0 +1,210 @@
+"""``creval list`` and ``creval run``: the registered benchmarks, and running them against a model."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from creval.cli._common import (
+    OPTION_KINDS,
+    flag_options,
+    get_console,
+    options_table,
+    parse_extra_options,
+    role_values,
+    roles_table,
+)
+from creval.errors import CrevalError
+
+
+def list_benchmarks(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every option with its kind and default.")] = False,
+) -> None:
+    """The registered benchmarks and their options."""
+    from rich.table import Table
+
+    from creval.benchmarks.base import registry
+
+    console = get_console()
+    if not verbose:
+        table = Table("benchmark", "seed", "what it measures")
+        for name, cls in registry().items():
+            table.add_row(name, cls.seed_paper, cls.description)
+        console.print(table)
+        console.print("Options of each: `creval list --verbose` or `creval run NAME --help`.")
+        return
+    console.print(OPTION_KINDS + "\n")
+    for name, cls in registry().items():
+        seed = f" (seed {cls.seed_paper})" if cls.seed_paper else ""
+        console.print(f"[bold]{name}[/]{seed}: {cls.description}")
+        console.print(options_table(cls))
+        if cls.extra_roles:
+            console.print(roles_table(cls))
+        console.print()
+
+
+def run(
+    ctx: typer.Context,
+    benchmarks: Annotated[list[str] | None, typer.Argument(help="Benchmark names (see `creval list`).")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR.")] = "local",
+    judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: the model of a benchmark's own role (lotbench: e1, e2; oogiri: rewriter), as --NAME SPEC does; it falls back to --judge, then --model. --NAME-base-url URL gives its endpoint.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory (the same --out resumes). With several benchmarks, one subfolder each.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local). Default: half the CPUs.")] = None,
+    structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
+    prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
+    retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
+    cache: Annotated[Path | None, typer.Option(help="Response cache file (SQLite). Default: ~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
+    rescore: Annotated[bool, typer.Option(help="Score again even if nothing changed.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge, models and resources as its paper used them (checked before the run).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List every unit's first prompt; call no model, write nothing.")] = False,
+    show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
+) -> None:
+    """Run benchmarks against a model, resuming what an earlier run in --out finished.
+
+    Benchmark options follow, e.g. `creval run dat --model local --trials 20 --lang ja`.
+    """
+    from creval.evaluation.runs import RunSettings, plan_runs, run_benchmark
+    from creval.models import ModelOptions
+    from creval.runner.cache import default_cache_path
+    from creval.runner.engine import RetryPolicy
+
+    tokens = [*(benchmarks or []), *ctx.args]  # unknown options land among the positional names
+    split = next((i for i, t in enumerate(tokens) if t.startswith("--")), len(tokens))
+    if show_help or "--help" in tokens[split:]:
+        _run_help(ctx, tokens[:split])
+        return
+    values: dict[str, Any] = parse_extra_options(tokens[split:], _flags(tokens[:split]))
+    if limit is not None:
+        values["limit"] = limit
+    values, roles, role_urls = role_values(tokens[:split], values, role or [])
+    plans = plan_runs(tokens[:split], values, out, model, preset=preset, judge=judge,
+                      roles=roles, role_urls=role_urls)  # bad input stops here
+    if dry_run:
+        _print_dry_run(plans)
+        return
+    if prompt_logprobs not in ("off", "auto", "vllm", "echo"):
+        raise CrevalError("--prompt-logprobs takes off, auto, vllm or echo.")
+    if structured_output not in ("off", "auto", "json_schema", "json_object"):
+        raise CrevalError("--structured-output takes off, auto, json_schema or json_object.")
+    model_options = ModelOptions(
+        base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
+        threads=threads, structured_output=structured_output,  # type: ignore[arg-type]
+        prompt_logprobs=prompt_logprobs,  # type: ignore[arg-type]
+    )
+    settings = RunSettings(
+        model=model,
+        model_options=model_options,
+        judge=judge,
+        judge_options=None if judge_base_url is None else model_options.model_copy(
+            update={"base_url": judge_base_url}
+        ),
+        cache=None if no_cache else (cache or default_cache_path()),
+        retry=RetryPolicy(attempts=max(1, retries)),
+        progress=progress,
+        concurrency=None,
+        rescore=rescore,
+        role_options={r: model_options.model_copy(update={"base_url": u}) for r, u in role_urls.items()},
+    )
+    results = []
+    for plan in plans:
+        get_console(stderr=True).print(f"[bold]{plan.benchmark.name}[/] -> {plan.out}")
+        chosen = dataclasses.replace(settings, judge=plan.judge, roles=plan.roles)
+        results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
+    _print_results(results)
+    if any(r.scores.get("units", {}).get("errors", 0) or r.endpoints_down for r in results):
+        raise typer.Exit(1)
+
+
+def _print_dry_run(plans: list[Any]) -> None:
+    """Each unit's first prompt, as ``creval run --dry-run`` shows it."""
+    from creval.benchmarks.offline import dry_run
+
+    for plan in plans:
+        requests = dry_run(plan.benchmark, plan.options)
+        typer.echo(f"== {plan.benchmark.name}: {len(requests)} unit(s) -> {plan.out} (dry run: nothing sent)")
+        for item in requests:
+            last = item["messages"][-1]["content"] if item["messages"] else "(no model call)"
+            text = last if isinstance(last, str) else " ".join(
+                p.get("text", "[image]") for p in last)
+            what = "scores the text" if item.get("kind") == "score text" else f"n={item['n']}"
+            typer.echo(f"-- {item['key']} [{item['role']}, {what}]\n{text}")
+
+
+def _run_help(ctx: typer.Context, names: list[str]) -> None:
+    """``creval run [BENCH...] --help``: the command's help, then each benchmark's options."""
+    from creval.benchmarks.base import get_benchmark
+
+    typer.echo(ctx.get_help())
+    console = get_console()
+    if not names:
+        console.print("\nName benchmarks to see their options: creval run dat --help")
+        return
+    console.print("\n" + OPTION_KINDS)
+    for name in names:
+        cls = type(get_benchmark(name))
+        console.print(f"\n[bold]{name} options[/]: {cls.description}")
+        console.print(options_table(cls))
+        if cls.extra_roles:
+            console.print(f"[bold]{name} model roles[/] (each falls back to --judge, then --model):")
+            console.print(roles_table(cls))
+
+
+def _print_results(results: list[Any]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from creval.report.markdown import fmt
+    from creval.runner.counters import totals
+
+    table = Table("benchmark", "metric", "value", title="creval results")
+    for result in results:
+        for metric, value in result.scores.get("headline", {}).items():
+            table.add_row(result.benchmark, metric, fmt(value))
+    console = get_console()
+    console.print(table)
+    err = get_console(stderr=True)
+    for result in results:
+        usage = result.scores.get("usage", {}).get("this_invocation", {})
+        t = totals(usage)
+        console.print(
+            f"{result.benchmark}: units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not "
+            f"run; {t['requests']} request(s) ({t['retries']} retries), {t['cache_hits']} cache "
+            f"hit(s); tokens {t['input_tokens']} in / {t['output_tokens']} out; "
+            f"{usage.get('seconds', 0):.1f} s; report: {result.out / 'report.md'}",
+            soft_wrap=True,
+        )
+        for warning in [*result.scores.get("warnings", []), *result.scores.get("run_warnings", [])]:
+            err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+        units = result.scores.get("units", {})
+        if units.get("errors"):
+            err.print(
+                f"[yellow]{result.benchmark}: {units['errors']} unit(s) ended in errors; run the "
+                "same command again to retry them. Causes:[/]", soft_wrap=True,
+            )
+            for cause in result.scores.get("error_causes", [])[:3]:
+                err.print(f"  {cause['count']} x {escape(cause['cause'])}", soft_wrap=True)
+
+
+def _flags(names: list[str]) -> set[str]:
+    """The yes/no options of the named benchmarks (unknown names are reported later)."""
+    from creval.benchmarks.base import get_benchmark
+
+    known = []
+    for name in names:
+        try:
+            known.append(get_benchmark(name))
+        except CrevalError:
+            continue
+    return flag_options(known)

@@ -1,0 +1,148 @@
+"""creval from Python: :func:`evaluate` and :func:`evaluate_async`.
+
+They run exactly what ``creval run`` runs (the same run directories, cache, resume and
+reports) and return an :class:`EvalResult` with typed scores. ``evaluate`` works in scripts
+and inside a running event loop (a Jupyter cell); ``evaluate_async`` can be awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from creval.evaluation.runs import RunResult, RunSettings, plan_runs, run_benchmark
+from creval.models import ModelOptions
+from creval.reader import Run, Runs, read_run
+from creval.records import Scores
+from creval.runner.cache import default_cache_path
+from creval.runner.engine import RetryPolicy
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    """One benchmark's run: where it is, its scores and this invocation's counters."""
+
+    benchmark: str
+    out: Path
+    scores: Scores
+    #: Endpoints that stopped answering mid-run (the rest of the units were not run).
+    endpoints_down: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        """True when every unit finished without an error."""
+        return not self.scores.units.errors and not self.scores.units.missing
+
+    def run(self) -> Run:
+        """The run directory, read-only (records, data frames)."""
+        return read_run(self.out)
+
+
+class EvalResult(list[BenchmarkResult]):
+    """The results of :func:`evaluate`, one per benchmark, in the order asked."""
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            for result in self:
+                if result.benchmark == key:
+                    return result
+            raise KeyError(f"no result for benchmark {key!r}; have {[r.benchmark for r in self]}")
+        return super().__getitem__(key)
+
+    def runs(self) -> Runs:
+        """The run directories, read-only, to stack their data frames."""
+        return Runs(r.run() for r in self)
+
+
+def evaluate(
+    benchmarks: str | Sequence[str],
+    *,
+    model: str = "local",
+    judge: str | None = None,
+    out: str | Path | None = None,
+    base_url: str | None = None,
+    judge_base_url: str | None = None,
+    roles: Mapping[str, str] | None = None,
+    role_base_urls: Mapping[str, str] | None = None,
+    api_key: str | None = None,
+    timeout: float = 120.0,
+    concurrency: int | None = None,
+    threads: int | None = None,
+    retries: int = 5,
+    cache: str | Path | bool = True,
+    rescore: bool = False,
+    progress: bool = False,
+    preset: str | None = None,
+    structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
+    prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
+    **options: Any,
+) -> EvalResult:
+    """Run ``benchmarks`` against ``model`` and score them, as ``creval run`` does.
+
+    ``options`` are benchmark options by name (``trials=3``, ``lang="ja"``, ``limit=2``);
+    each benchmark takes those it has. ``out`` is the run directory (one per benchmark below
+    it when there are several; default ``runs/MODEL/BENCHMARK``): the same ``out`` resumes.
+    ``cache``: True for the default response cache, a path for another, False for none.
+    ``preset="paper"``: each benchmark's judge and resources as its paper used them.
+    ``prompt_logprobs``: how an ``openai:`` endpoint gives perplexity its prompt
+    log-probabilities (``off``, ``auto``, ``vllm``, ``echo``), as ``--prompt-logprobs``.
+    ``roles``: models of the benchmarks' own roles (``{"e1": SPEC, "e2": SPEC}`` for
+    lotbench, ``{"rewriter": SPEC}`` for oogiri; see ``Benchmark.extra_roles``), each falling
+    back to ``judge``, then ``model``; ``role_base_urls`` their endpoints, as ``judge_base_url``.
+    Bad input raises :class:`creval.errors.CrevalError` before anything is written.
+
+    Inside a running event loop (a notebook) the work runs in a worker thread, since the
+    runner needs an event loop of its own.
+    """
+    names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
+    plans = plan_runs(names, dict(options), Path(out) if out is not None else None, model,
+                      preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
+    model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
+                                 concurrency=concurrency, threads=threads,
+                                 structured_output=structured_output,
+                                 prompt_logprobs=prompt_logprobs)
+    settings = RunSettings(
+        model=model, model_options=model_options, judge=judge,
+        judge_options=None if judge_base_url is None else model_options.model_copy(
+            update={"base_url": judge_base_url}),
+        cache=_cache_path(cache), retry=RetryPolicy(attempts=max(1, retries)),
+        progress=progress, rescore=rescore,
+        role_options={r: model_options.model_copy(update={"base_url": u})
+                      for r, u in (role_base_urls or {}).items()},
+    )
+
+    def work() -> EvalResult:
+        return EvalResult(
+            _result(run_benchmark(p.benchmark, p.options, p.out,
+                                  replace(settings, judge=p.judge, roles=p.roles)))
+            for p in plans
+        )
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return work()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(work).result()
+
+
+async def evaluate_async(benchmarks: str | Sequence[str], **kwargs: Any) -> EvalResult:
+    """:func:`evaluate`, awaitable: it runs in a worker thread and leaves the loop free."""
+    return await asyncio.to_thread(evaluate, benchmarks, **kwargs)
+
+
+def _cache_path(cache: str | Path | bool) -> Path | None:
+    if cache is True:
+        return default_cache_path()
+    if cache is False:
+        return None
+    return Path(cache)
+
+
+def _result(run: RunResult) -> BenchmarkResult:
+    return BenchmarkResult(run.benchmark, run.out, Scores.model_validate(run.scores),
+                           dict(run.endpoints_down))

@@ -1,0 +1,434 @@
+"""The application layer: one invocation of a benchmark against a model, from the CLI or
+from Python. It resolves the models, checks that a run directory can be resumed, runs what is
+missing through the runner, scores the records and writes the reports.
+
+Everything below it (runner, benchmarks, report) knows nothing of the others' callers; this
+module wires them, and ``creval.cli`` and :func:`evaluate` both call it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import platform
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from creval._util.redact import redact_argv
+from creval.benchmarks.base import Benchmark, BenchmarkOptions
+from creval.errors import CrevalError
+from creval.evaluation.roles import (
+    Choice,
+    build,
+    check_role_names,
+    check_roles,
+    choose,
+    describe,
+    describe_roles,
+    self_roles,
+)
+from creval.models import Model, ModelOptions
+from creval.models.base import EndpointUnreachable, digest
+from creval.records import RECORDS, Scores, latest_records, read_records, superseded_count
+from creval.runner.cache import ResponseCache, default_cache_path
+from creval.runner.counters import Counters, sum_usage
+from creval.runner.engine import RetryPolicy, Runner, Unit
+from creval.runner.manifest import git_revision, package_versions
+from creval.runner.store import RunStore, read_manifest
+
+SCORES_FORMAT = 1
+
+
+@dataclass
+class RunSettings:
+    """How to run, as opposed to what to run."""
+
+    model: str = "local"
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+    #: The judge of LLM-judged benchmarks; None means the target model judges itself.
+    judge: str | None = None
+    judge_options: ModelOptions | None = None
+    #: Models of the benchmark's own roles (``{"e1": SPEC}``), each falling back to the judge.
+    roles: dict[str, str] = field(default_factory=dict)
+    #: Options of those roles that differ from ``model_options`` (``--e1-base-url``).
+    role_options: dict[str, ModelOptions] = field(default_factory=dict)
+    cache: Path | None = field(default_factory=default_cache_path)  # None: no cache
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    progress: bool = True
+    concurrency: int | None = None
+    rescore: bool = False
+
+
+@dataclass
+class RunResult:
+    benchmark: str
+    out: Path
+    scores: dict[str, Any]
+    counters: Counters
+    ran_units: int
+    #: endpoint -> last connection error, for endpoints that stopped answering mid-run
+    endpoints_down: dict[str, str] = field(default_factory=dict)
+
+
+def _check_compatible(
+    old: dict[str, Any], new: dict[str, Any], out: Path
+) -> None:
+    for field_name, label in (("benchmark", "benchmark"), ("model_spec", "model")):
+        if old.get(field_name) != new.get(field_name):
+            raise CrevalError(
+                f"{out} holds a run of {label} {old.get(field_name)!r}, not {new.get(field_name)!r}. "
+                "Use another --out for a new run."
+            )
+    for role in ("model", "judge"):
+        if old.get(role, {}).get("identity") != new.get(role, {}).get("identity"):
+            raise CrevalError(
+                f"{out} was run with a different {role} ({old.get(role, {}).get('identity')}). "
+                "Use another --out for a new run."
+            )
+    check_roles(old, new, out)
+    old_gen, new_gen = old.get("generation", {}), new.get("generation", {})
+    changed = sorted(k for k in set(old_gen) | set(new_gen) if old_gen.get(k) != new_gen.get(k))
+    if changed:
+        detail = ", ".join(f"--{k.replace('_', '-')}: {old_gen.get(k)!r} -> {new_gen.get(k)!r}" for k in changed)
+        raise CrevalError(
+            f"{out} was run with other generation options ({detail}). Resume with the same "
+            "options, or use another --out for a new run."
+        )
+
+
+async def _preflight(models: list[Model]) -> None:
+    """Fail before anything is written when an endpoint does not answer at all."""
+    remote = [m for m in models if getattr(m, "check", None) is not None]
+    try:
+        for model in remote:
+            await model.check()  # type: ignore[attr-defined]
+    except EndpointUnreachable as exc:
+        raise CrevalError(str(exc)) from None
+    finally:
+        for model in remote:  # their clients belong to this event loop
+            with contextlib.suppress(Exception):
+                await model.aclose()
+
+
+def _replay_options(
+    benchmark: Benchmark, options: BenchmarkOptions, model: Model
+) -> BenchmarkOptions:
+    """A ``replay:`` run re-scores a recorded run of the same benchmark and prompt: refuse
+    another, and take the scale options the user did not give (``--trials``, ``--limit``)
+    from the recorded run so that every replayed unit has an answer."""
+    recorded = getattr(model, "manifest", None)
+    if not isinstance(recorded, dict):
+        return options
+    source = model.spec.removeprefix("replay:")
+    if recorded.get("benchmark") != benchmark.name:
+        raise CrevalError(
+            f"{source} is a run of {recorded.get('benchmark')!r}, not {benchmark.name!r}: "
+            f"replay it with `creval run {recorded.get('benchmark')} --model {model.spec}`."
+        )
+    old_prompt = recorded.get("generation", {}).get("prompt")
+    new_prompt = benchmark.generation_fingerprint(options).get("prompt")
+    if old_prompt is not None and new_prompt is not None and old_prompt != new_prompt:
+        raise CrevalError(
+            f"{source} was run with another prompt ({old_prompt} then, {new_prompt} now): the "
+            "replayed answers would not match. Pass the same --prompt-file (or none) as that run."
+        )
+    old = recorded.get("options", {})
+    update = {
+        name: old[name]
+        for name in type(options).model_fields
+        if options.kind_of(name) == "scale" and name in old
+        and name not in options.model_fields_set
+    }
+    return benchmark.parse_options({**options.model_dump(exclude_unset=True), **update})
+
+
+def _check_inputs(store: RunStore, units: list[Unit], out: Path) -> None:
+    """Refuse to score a unit whose input changed since it ran (a ``*_digest`` in its meta,
+    such as the SAT story's, differs from the record's)."""
+    latest = store.latest()
+    for unit in units:
+        record = latest.get(unit.key)
+        if record is None:
+            continue
+        for name, value in unit.meta.items():
+            if name.endswith("digest") and name in record.unit and record.unit[name] != value:
+                raise CrevalError(
+                    f"{out}: the input of {unit.key} changed since it was run ({name} "
+                    f"{record.unit[name]} then, {value} now), so its answer would be scored "
+                    "against a different original. Restore the input file this run used, or "
+                    "use another --out for a new run."
+                )
+
+
+def build_manifest(
+    benchmark: Benchmark, options: BenchmarkOptions, models: dict[str, Model],
+    choices: dict[str, Choice] | None = None,
+) -> dict[str, Any]:
+    model = models["target"]
+    extra: dict[str, Any] = {"judge": describe(models["judge"])} if "judge" in models else {}
+    if choices is not None and benchmark.extra_roles:
+        extra["roles"] = describe_roles(benchmark, models, choices)
+    return {
+        "creval_manifest": 1,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "benchmark": benchmark.name,
+        "seed_paper": benchmark.seed_paper,
+        "model_spec": model.spec,
+        "model": describe(model),
+        **extra,
+        "options": options.model_dump(mode="json"),
+        "generation": benchmark.generation_fingerprint(options),
+        "seeds": {"seed": getattr(options, "seed", None), "rule": "sample i uses seed + i"},
+        "command": redact_argv(sys.argv),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": package_versions(),
+        "git_revision": git_revision(),
+    }
+
+
+def run_benchmark(
+    benchmark: Benchmark, options: BenchmarkOptions, out: Path, settings: RunSettings
+) -> RunResult:
+    """Run ``benchmark`` into ``out`` (resuming what is there), score it, write the report.
+
+    Bad input (options, files, a model spec, an endpoint that does not answer) stops before
+    the run directory is created or changed.
+    """
+    choices = choose(
+        benchmark, model=settings.model, model_options=settings.model_options,
+        judge=settings.judge, judge_options=settings.judge_options, roles=settings.roles,
+        role_options=settings.role_options,
+    )
+    models = build(choices)
+    model = models["target"]
+    if settings.model.startswith("replay:"):
+        options = _replay_options(benchmark, options, model)
+    units = benchmark.units(options)
+    unique = list({id(m): m for m in models.values()}.values())
+    manifest = build_manifest(benchmark, options, models, choices)
+    old = read_manifest(out)
+    if old is not None:
+        _check_compatible(old, manifest, out)
+        manifest["created"] = old.get("created", manifest["created"])
+    finished = {k for k, r in latest_records(read_records(out / RECORDS)).items() if r.status == "ok"}
+    if any(u.key not in finished for u in units):
+        asyncio.run(_preflight(unique))
+    store = RunStore(out)
+    _check_inputs(store, units, out)
+    store.write_manifest(manifest)
+
+    cache = ResponseCache(settings.cache) if settings.cache is not None else None
+    runner = Runner(
+        store, models, cache=cache, retry=settings.retry, progress=settings.progress,
+        label=benchmark.name,
+    )
+    pending = runner.pending(units)
+    started = time.time()
+    try:
+        if pending:
+            asyncio.run(_run(runner, unique, units, settings.concurrency))
+    finally:
+        seconds = time.time() - started
+        store.log_invocation(
+            {"seconds": seconds, "pending": len(pending), **runner.counters.as_dict()}
+        )
+        if cache is not None:
+            cache.close()
+    scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
+    _label_self_judged(scores, store, self_roles(models))
+    history = store.invocations()
+    scores["usage"] = {
+        "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
+        "all_invocations": {
+            **sum_usage(history),
+            "seconds": round(sum(float(i.get("seconds") or 0) for i in history), 3),
+        },
+        "invocations": len(history),
+    }
+    scores["run_warnings"] = [  # of this invocation; a reused scores.json drops them
+        f"{endpoint} stopped answering ({error}); {runner.counters.units_not_run} unit(s) "
+        "were not run. Start the server and run the same command again to resume."
+        for endpoint, error in runner.down.items()
+    ]
+    artifacts = benchmark.write_artifacts(scores, options, out)
+    if artifacts:
+        scores["artifacts"] = artifacts
+    scores = Scores.model_validate(scores).model_dump(mode="json")  # the schema, checked
+    store.write_scores(scores)
+    from creval.report.markdown import write_report
+
+    write_report(out, manifest, scores)
+    from creval.report.html import write_html_report  # without matplotlib: tables, no plots
+
+    write_html_report(out)
+    store.close()
+    return RunResult(benchmark.name, out, scores, runner.counters, len(pending), dict(runner.down))
+
+
+async def _run(
+    runner: Runner, models: list[Model], units: list[Any], concurrency: int | None
+) -> None:
+    try:
+        await runner.run(units, concurrency=concurrency)
+    finally:
+        for model in models:
+            with contextlib.suppress(Exception):
+                await model.aclose()
+
+
+SELF_JUDGED = "self-judged: not comparable with published numbers"
+
+
+def _label_self_judged(scores: dict[str, Any], store: RunStore, roles: list[str]) -> None:
+    """When the tested model also played the judge (detector, evaluator, rewriter) of its own
+    answers in ``roles``, the headline and the warnings say so: published numbers come from
+    other models."""
+    called = {c.get("role") for r in store.latest().values() for c in r.calls}
+    judged = [role for role in roles if role in called]
+    if not judged:
+        return
+    scores["headline"] = {**scores.get("headline", {}), "judged_by": SELF_JUDGED}
+    if judged == ["judge"]:
+        warning = (f"The judge was the tested model itself ({SELF_JUDGED}); pass --judge SPEC "
+                   "(or --preset paper) for the paper's judge.")
+    else:
+        flags = " ".join(f"--{role} SPEC" for role in judged if role != "judge")
+        warning = (f"The {', '.join(judged)} model was the tested model itself ({SELF_JUDGED});"
+                   f" pass {flags} or --judge SPEC (or --preset paper) for the paper's choice.")
+    if warning not in scores.setdefault("warnings", []):
+        scores["warnings"].append(warning)
+
+
+def _score(
+    benchmark: Benchmark, options: BenchmarkOptions, store: RunStore, keys: list[str], force: bool
+) -> dict[str, Any]:
+    """Score the records of ``keys``; reuse scores.json when nothing it depends on changed."""
+    inputs = {
+        "format": SCORES_FORMAT,
+        "records": store.records_digest(),
+        "keys": digest(keys),
+        "options": options.model_dump(mode="json"),
+    }
+    inputs_digest = digest(inputs)
+    previous = store.read_scores()
+    if not force and previous is not None and previous.get("inputs_digest") == inputs_digest:
+        previous.pop("usage", None)
+        previous.pop("run_warnings", None)
+        return previous
+    every = store.records()
+    latest = latest_records(every)
+    records = [latest[k] for k in keys if k in latest]
+    scores = benchmark.score(records, options)
+    errors = [r for r in records if r.status == "error"]
+    scores.setdefault("notes", [])
+    scores["benchmark"] = benchmark.name
+    scores["units"] = {
+        "total": len(keys),
+        "finished": sum(r.status == "ok" for r in records),
+        "errors": len(errors),
+        "missing": len(keys) - len(records),
+        # records.jsonl is append-only: lines replaced by a later line of the same unit
+        "superseded_lines": superseded_count(every),
+    }
+    scores["errors"] = [{"key": r.key, "error": (r.error or "")[:500]} for r in errors[:20]]
+    scores["error_causes"] = error_causes([r.error or "" for r in errors])
+    scores["inputs_digest"] = inputs_digest
+    return scores
+
+
+def error_causes(errors: list[str], *, most: int = 5) -> list[dict[str, Any]]:
+    """The distinct causes of unit errors, most frequent first, with their counts.
+
+    A cause is the error's first line without its attempt count, so the same failure after
+    2 or 5 attempts counts once.
+
+    >>> error_causes(["ModelError: 404 (does --base-url need to end in /v1?)",
+    ...               "ModelError: 404 (does --base-url need to end in /v1?)",
+    ...               "TransientModelError after 5 attempts: 503"])[1]
+    {'cause': 'TransientModelError: 503', 'count': 1}
+    """
+    causes = Counter(
+        re.sub(r" after \d+ attempts:", ":", (e.strip().splitlines() or ["(no message)"])[0])[:300]
+        for e in errors
+    )
+    return [{"cause": c, "count": n} for c, n in causes.most_common(most)]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One benchmark to run: its validated options, run directory and, when the user or a
+    preset chose them, its judge and the models of its own roles."""
+
+    benchmark: Benchmark[Any]
+    options: BenchmarkOptions
+    out: Path
+    judge: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+
+
+def plan_runs(
+    names: list[str], values: dict[str, Any], out: Path | None, model: str,
+    *, preset: str | None = None, judge: str | None = None,
+    roles: Mapping[str, str] | None = None, role_urls: Mapping[str, str] | None = None,
+) -> list[Plan]:
+    """Benchmarks with their validated options and run directories, before anything runs.
+
+    ``values`` are option values by name (``{"trials": "5"}``); each benchmark takes those
+    it has, and a name no chosen benchmark has is an error. The run directory is ``out``
+    for one benchmark, else ``out/NAME``; without ``out``, ``runs/MODEL/NAME``. A ``preset``
+    (``paper``) fills the options the user did not give and, without ``judge``, the judge
+    and role models; what it needs is checked here (see :mod:`creval.evaluation.presets`). ``roles``
+    (``{"e1": SPEC}``) and ``role_urls`` must name roles a chosen benchmark declares.
+    """
+    from creval.benchmarks.base import get_benchmark
+    from creval.evaluation.presets import check_needs, preset_entry
+
+    if not names:
+        raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
+    chosen = [get_benchmark(name) for name in names]
+    known = {f for b in chosen for f in b.Options.model_fields}
+    unknown = sorted(set(values) - known)
+    hints = [h for u in unknown for b in chosen if (h := b.renamed_hint(u))]
+    if hints:
+        raise CrevalError("; ".join(hints))
+    if unknown:
+        raise CrevalError(
+            f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
+            f"{', '.join(names)}. See `creval list --verbose` or `creval run NAME --help`."
+        )
+    check_role_names(chosen, roles or {}, role_urls or {})
+    root = out or Path("runs") / slug(model)
+    plans, entries = [], {}
+    for bench in chosen:
+        mine = {k: v for k, v in values.items() if k in bench.Options.model_fields}
+        mine_roles = {r: s for r, s in (roles or {}).items() if r in bench.extra_roles}
+        chosen_judge = judge
+        if preset is not None:
+            # the user's judge and role models replace the preset's, and their needs
+            entry = preset_entry(preset, bench.name, str(mine.get("lang", "en"))).overridden(
+                judge, mine_roles)
+            entries[bench.name] = entry
+            mine = {**entry.options, **mine}
+            chosen_judge = judge or entry.judge
+            mine_roles = {**entry.roles, **mine_roles}
+        options = bench.parse_options(mine)
+        run_dir = root if (out is not None and len(chosen) == 1) else root / bench.name
+        plans.append(Plan(bench, options, run_dir, chosen_judge, mine_roles))
+    if entries:
+        check_needs(entries)
+    return plans
+
+
+def slug(text: str) -> str:
+    """A folder-safe name: ``openai:gpt-4o`` -> ``openai-gpt-4o``.
+
+    >>> slug("local:/tmp/My Model.gguf")
+    'local-tmp-my-model.gguf'
+    """
+    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-") or "model"
