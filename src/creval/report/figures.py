@@ -147,9 +147,44 @@ def rounds_plots(scores: dict[str, Any]) -> list[Spec]:
              "xlabel": "round", "ylabel": "games"}]
 
 
+def metric_validity_plots(scores: dict[str, Any]) -> list[Spec]:
+    """Seed 002: each metric's creative and uncreative distributions, L-uniqueness against L
+    (Figure 2) and template rate against n (Figure 4): the figures the run also writes as PNG.
+
+    >>> specs = metric_validity_plots({"benchmark": "metric-validity",
+    ...     "values": {"perplexity": {"creative": [9.0, 12.0], "uncreative": [4.0]}},
+    ...     "creativity_index": {"uniqueness_by_l": [{"L": 5, "creative": 0.9, "uncreative": 0.4}]}})
+    >>> [(p["title"], p["kind"]) for p in specs]
+    [('perplexity: creative vs uncreative', 'histogram'), ('L-uniqueness by span length L', 'line')]
+    """
+    if scores.get("benchmark") != "metric-validity":
+        return []
+    out: list[Spec] = []
+    for metric, sets in (scores.get("values") or {}).items():
+        series = {name: sets.get(name) or [] for name in ("creative", "uncreative")
+                  if isinstance(sets, dict) and sets.get(name)}
+        if series:
+            out.append({"title": f"{metric}: creative vs uncreative", "kind": "histogram",
+                        "data": {"series": series, "bins": 15}, "xlabel": metric,
+                        "ylabel": "texts"})
+    lines = (("creativity_index", "uniqueness_by_l", "L", "L-uniqueness by span length L",
+              "minimum span length L (words)", "mean L-uniqueness"),
+             ("templates", "rate_by_n", "n", "Template rate by template length n",
+              "template length n (POS tags)", "template rate"))
+    for group, key, x, title, xlabel, ylabel in lines:
+        rows = [r for r in (scores.get(group) or {}).get(key) or [] if isinstance(r, dict)]
+        if rows:
+            out.append({"title": title, "kind": "line",
+                        "data": {"x": [r.get(x) for r in rows],
+                                 "series": {name: [r.get(name) for r in rows]
+                                            for name in ("creative", "uncreative")}},
+                        "xlabel": xlabel, "ylabel": ylabel})
+    return out
+
+
 BUILTIN: tuple[Callable[[dict[str, Any]], list[Spec]], ...] = (
     dat_plots, sat_plots, rubric_plots, entropy_plots, judge_plots, neogauge_plots,
-    choice_plots, rounds_plots,
+    choice_plots, rounds_plots, metric_validity_plots,
 )
 
 

@@ -217,14 +217,17 @@ def _analyses(analyses: list[Analysis]) -> str:
     return "".join(out)
 
 
-def _artifacts(run_dir: Path, names: list[Any]) -> str:
+def _artifacts(run_dir: Path, names: list[Any], *, embed_images: bool = True) -> str:
+    """The run's files; images are embedded unless the Plots section drew the same data."""
     out = []
     root = run_dir.resolve()
     for name in names:
         path = (run_dir / str(name)).resolve()
         kind = IMAGE_TYPES.get(path.suffix.lower())
         inside = path.is_relative_to(root) and path.is_file()
-        if kind and inside and path.stat().st_size <= MAX_ARTIFACT_BYTES:
+        if kind and inside and not embed_images:
+            out.append(f"<p>file: <code>{_e(name)}</code> (the same data is drawn under Plots)</p>")
+        elif kind and inside and path.stat().st_size <= MAX_ARTIFACT_BYTES:
             data = base64.b64encode(path.read_bytes()).decode("ascii")
             out.append(f'<figure class="plot"><figcaption>{_e(name)}</figcaption>'
                        f'<img alt="{_e(name)}" src="data:{kind};base64,{data}" style="max-width:100%"></figure>')
@@ -262,7 +265,7 @@ def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str
     """The report page of one run, with the analyses saved into it."""
     name = scores.get("benchmark", manifest.get("benchmark", "?"))
     units = scores.get("units") or {}
-    plots, _ = render_plots(scores)
+    plots, drawn = render_plots(scores)
     warnings = [*(scores.get("warnings") or []), *(scores.get("run_warnings") or [])]
     parts = [
         _section("scores", "Scores", "".join(f'<div class="warning">{_e(w)}</div>' for w in warnings)
@@ -282,7 +285,8 @@ def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str
               _section("items", "Items", html_table(scores.get("table") or [])),
               _section("configuration", "Configuration", _configuration(manifest))]
     if scores.get("artifacts"):
-        parts.append(_section("artifacts", "Artifacts", _artifacts(run_dir, scores["artifacts"])))
+        parts.append(_section("artifacts", "Artifacts", _artifacts(run_dir, scores["artifacts"],
+                                                                 embed_images=not drawn)))
     nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
         ("scores", "Scores"), ("plots", "Plots"), ("tables", "Tables"), *((("analyses", "Analyses"),) if analyses else ()),
         ("counters", "Counters"),

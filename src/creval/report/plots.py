@@ -7,7 +7,9 @@ A benchmark declares plots as data in ``scores["plots"]``: a list of specs, each
 (``xlabel``, ``ylabel`` and ``note`` are optional) where ``KIND`` and its ``data`` are
 
 * ``"histogram"``: ``{"values": [number | None, ...], "bins": int}``; None values are left
-  out (and counted in the caption); ``bins`` is optional (default: up to 20);
+  out (and counted in the caption); ``bins`` is optional (default: up to 20); or
+  ``{"series": {name: [number | None, ...]}}`` for overlaid distributions on shared bins
+  (creative against uncreative texts, say);
 * ``"bar"``: ``{"labels": [str, ...], "values": [number | None, ...]}`` for one series, or
   ``{"labels": [...], "series": {name: [number | None, ...]}}`` for grouped bars;
 * ``"heatmap"``: ``{"rows": [str, ...], "columns": [str, ...], "values": [[number | None]]}``
@@ -66,7 +68,12 @@ def check_plot(spec: Any) -> str | None:
     if not isinstance(data, dict):
         return "data must be a dict"
     if kind == "histogram":
-        return _numbers(data.get("values"), "data.values")
+        if "series" not in data:
+            return _numbers(data.get("values"), "data.values")
+        if not isinstance(data["series"], dict) or not data["series"]:
+            return "data.series must be a non-empty dict of value lists"
+        return next((e for n, v in data["series"].items()
+                     if (e := _numbers(v, f"data.series[{n!r}]"))), None)
     if kind == "heatmap":
         rows, cols, values = data.get("rows"), data.get("columns"), data.get("values")
         if not isinstance(rows, list) or not isinstance(cols, list) or not isinstance(values, list):
@@ -138,6 +145,9 @@ def render_svg(spec: dict[str, Any], *, salt: str = "creval") -> str:
 
 
 def _histogram(fig: Any, ax: Any, data: dict[str, Any]) -> None:
+    if "series" in data:
+        _overlaid_histogram(ax, data)
+        return
     values = [float(v) for v in data["values"] if v is not None]
     bins = data.get("bins") or max(1, min(20, len(set(values))))
     ax.hist(values, bins=bins, color="#4c72b0", edgecolor="white")
@@ -145,6 +155,24 @@ def _histogram(fig: Any, ax: Any, data: dict[str, Any]) -> None:
         mean = statistics.fmean(values)
         ax.axvline(mean, color="#c44e52", linestyle="--", linewidth=1.2, zorder=3,
                    label=f"mean {mean:.3g}")
+        ax.legend(fontsize=8, frameon=False)
+    ax.set_ylabel("count")
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.grid(axis="y", alpha=0.3)
+
+
+def _overlaid_histogram(ax: Any, data: dict[str, Any]) -> None:
+    """One translucent histogram per series on the same bins, each labelled with its count."""
+    series = {name: [float(v) for v in values if v is not None]
+              for name, values in data["series"].items()}
+    pooled = [v for values in series.values() for v in values]
+    bins = data.get("bins") or max(1, min(20, len(set(pooled))))
+    edges = None
+    for name, values in series.items():
+        if values:
+            _, edges, _ = ax.hist(values, bins=edges if edges is not None else bins, alpha=0.55,
+                                  edgecolor="white", label=f"{_label(name)} (n={len(values)})")
+    if pooled:
         ax.legend(fontsize=8, frameon=False)
     ax.set_ylabel("count")
     ax.yaxis.get_major_locator().set_params(integer=True)

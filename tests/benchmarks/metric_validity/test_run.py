@@ -102,3 +102,20 @@ def test_near_verbatim_through_score_ci_and_the_run(index_dir: Path, tmp_path: P
     done = creval("run", "metric-validity", "--metrics", "ci", "--near-verbatim", "2",
                   "--out", str(tmp_path / "bad"), "--no-progress")
     assert done.returncode == 2 and "near_verbatim" in done.stderr.replace("-", "_")
+
+
+def test_html_report_draws_every_plot_the_run_writes(index_dir: Path, tmp_path: Path) -> None:
+    """The PNG figures the command line writes appear in report.html too (inline SVG)."""
+    run = tmp_path / "run"
+    done = creval("run", "metric-validity", "--domain", "problem-solving", "--metrics",
+                  "ci,templates", "--index", str(index_dir), "--limit", "6", "--out", str(run),
+                  "--no-progress")
+    assert done.returncode == 0, done.stderr
+    pngs = sorted(p.name for p in run.glob("*.png"))
+    assert {"ci_uniqueness_by_l.png", "template_rate_by_n.png", "metric_ci_mean.png"} <= set(pngs)
+    page = (run / "report.html").read_text(encoding="utf-8")
+    assert "no data to plot" not in page
+    assert page.count('<figure class="plot"') == len(pngs)
+    for title in ("L-uniqueness by span length L", "Template rate by template length n",
+                  "ci_mean: creative vs uncreative"):
+        assert title in page
