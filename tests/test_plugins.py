@@ -16,6 +16,7 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions, option
 from creval.benchmarks.common import single_turn_unit
 from creval.judges.criteria import JudgeVerdict
 from creval.models.base import Capabilities, Completion, GenerateRequest, Usage
+from creval.records import Scores
 
 
 class EchoOptions(BenchmarkOptions):
@@ -34,9 +35,9 @@ class EchoBench(Benchmark[EchoOptions]):
         request = GenerateRequest.chat(self.prompts(options)["prompt"], seed=options.seed)
         return [single_turn_unit(f"u{i}", request, sample=i) for i in range(options.limit or 2)]
 
-    def score(self, records: list[Any], options: EchoOptions) -> dict[str, Any]:
+    def score(self, records: list[Any], options: EchoOptions) -> Scores:
         lengths = [len(r.output["text"].split()) for r in records if r.status == "ok"]
-        return {"headline": {"words": sum(lengths) / len(lengths)}, "table": [], "notes": []}
+        return Scores(headline={"words": sum(lengths) / len(lengths)}, table=[], notes=[])
 
 
 class Parrot:

@@ -91,6 +91,20 @@ class UnitCounts(BaseModel):
     superseded_lines: int = 0
 
 
+class UnitError(BaseModel):
+    """One failed unit in ``scores.json``: its key and its error (cut to 500 characters)."""
+
+    key: str
+    error: str
+
+
+class ErrorCause(BaseModel):
+    """A distinct cause of unit errors and how many units it failed."""
+
+    cause: str
+    count: int
+
+
 class Manifest(BaseModel):
     """``manifest.json``: what was run, with what, where and when."""
 
@@ -123,7 +137,14 @@ class Scores(BaseModel):
 
     ``headline`` maps metric names to numbers (None when not computable); ``table`` holds one
     row per item (its ``key`` or ``id`` matches the unit); ``sections`` are further tables
-    (``{"title", "rows", "columns"?, "text"?}``). A benchmark may add fields of its own.
+    (``{"title", "rows", "columns"?, "text"?}``). A benchmark may add fields of its own
+    (:meth:`with_extra`); read them with :meth:`extra`.
+
+    >>> s = Scores(headline={"dat_mean": 80.0}).with_extra(lang="en")
+    >>> s.headline["dat_mean"], s.extra("lang"), s.extra("games", [])
+    (80.0, 'en', [])
+    >>> list(s.model_dump(mode="json"))[-2:]  # a benchmark's own fields come last
+    ['inputs_digest', 'lang']
     """
 
     model_config = ConfigDict(extra="allow")
@@ -144,11 +165,24 @@ class Scores(BaseModel):
     units: UnitCounts = Field(default_factory=UnitCounts)
     #: ``this_invocation`` and ``all_invocations`` counters (see ``creval.runner.counters``).
     usage: dict[str, Any] = Field(default_factory=dict)
-    errors: list[dict[str, Any]] = Field(default_factory=list)
-    error_causes: list[dict[str, Any]] = Field(default_factory=list)
+    #: The first failed units (at most 20).
+    errors: list[UnitError] = Field(default_factory=list)
+    error_causes: list[ErrorCause] = Field(default_factory=list)
     resources: dict[str, Any] = Field(default_factory=dict)
     artifacts: list[str] = Field(default_factory=list)
     inputs_digest: str | None = None
+
+    def with_extra(self, **fields: Any) -> Scores:
+        """These scores with fields of the benchmark's own (``games=[...]``), written to
+        ``scores.json`` after the common ones, in this order."""
+        common = sorted(set(fields) & set(type(self).model_fields))
+        if common:
+            raise ValueError(f"{', '.join(common)}: not a benchmark's own field; pass it to Scores()")
+        return self.model_copy(update=fields)
+
+    def extra(self, name: str, default: Any = None) -> Any:
+        """A field of the benchmark's own (``games``, ``states``, ``lang``), or ``default``."""
+        return (self.model_extra or {}).get(name, default)
 
 
 ANALYSES = "analyses"

@@ -102,7 +102,7 @@ def test_dat_task_asks_creval_prompt_and_scores_like_creval(tmp_path: Path) -> N
     assert {text for text, _ in seen} == {prompt}
     assert {(c.temperature, c.max_tokens) for _, c in seen} == {(1.0, 99)}
     expected = DATScorer.from_options(options).score_answers(  # type: ignore[arg-type]
-        [(f"trial-{i:05d}", answers[i + 1]) for i in range(3)])["headline"]
+        [(f"trial-{i:05d}", answers[i + 1]) for i in range(3)]).headline
     assert expected["valid_trials"] == 2 and expected["invalid_trials"] == 1
     headline_subset(expected, got)
     assert log.samples is not None
@@ -152,7 +152,7 @@ def test_ttct_task_judge_from_grader_role_aggregated_like_creval(tmp_path: Path)
     expected = score_rubric_records(
         [Record(key=k, status="ok", unit=v["unit"],
                 output={"answers": v["answers"], "judgements": v["judgements"]})
-         for k, v in records.items()], lang="en", parser="strict")["headline"]
+         for k, v in records.items()], lang="en", parser="strict").headline
     assert expected["parsed"] == 3 and expected["parse_failures"] == 1
     assert bench.name == "ttct"
     headline_subset(expected, got)
@@ -189,7 +189,7 @@ def test_sat_task_distances_like_creval(tmp_path: Path) -> None:
                       unit={k: s.metadata[k] for k in ("id", "title", "story_digest")})
                for s in log.samples]
     bench = get_benchmark("sat")
-    expected = bench.score(records, bench.parse_options({"limit": 3}))["headline"]
+    expected = bench.score(records, bench.parse_options({"limit": 3})).headline
     assert expected["empty_rewrites"] == 1 and expected["stories"] == 2
     headline_subset(expected, got)
 
@@ -212,7 +212,7 @@ def test_neocoder_state0_pass_rate_from_creval_sandbox(tmp_path: Path) -> None:
     assert log.samples is not None
     items = [{**{k: s.metadata[k] for k in ("problem_id", "round", "t", "constraints")},
               "answers": [s.output.completion]} for s in log.samples]
-    expected = score_items(dataset, items, ScoreSettings(detector="static"))["headline"]
+    expected = score_items(dataset, items, ScoreSettings(detector="static")).headline
     assert expected["pass@1@0"] == got["pass@1@0"]
     verdicts = {str(s.id): s.scores["neocoder_scorer"].answer for s in log.samples}  # type: ignore[index]
     assert verdicts["CRV01A-r0"] == "pass"

@@ -107,5 +107,5 @@ def rerender_reports(run_dir: Path) -> None:
     run = read_run(run_dir)
     if run.scores is None:
         return
-    write_report(run_dir, run.manifest.model_dump(mode="json"), run.scores.model_dump(mode="json"))
+    write_report(run_dir, run.manifest.model_dump(mode="json"), run.scores)
     write_html_report(run_dir)

@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from creval.errors import CrevalError
 from creval.models.base import digest
+from creval.records import Record, Scores
 from creval.runner.engine import Unit
-from creval.runner.store import Record
 
 #: How an option relates to a run directory:
 #: ``generation`` changes what is asked of the model (must match to resume),
@@ -95,12 +95,13 @@ class Benchmark(ABC, Generic[OptionsT]):
         """The units of work for these options, each with a stable key."""
 
     @abstractmethod
-    def score(self, records: list[Record], options: OptionsT) -> dict[str, Any]:
-        """Scores from the finished records: the fields of :class:`creval.records.Scores`,
-        at least ``headline`` (metric name -> number or None), ``table`` (one row per item,
-        with its ``key`` or ``id``) and ``notes``; the evaluation layer validates them."""
+    def score(self, records: list[Record], options: OptionsT) -> Scores:
+        """Scores from the finished records: at least ``headline`` (metric name -> number or
+        None), ``table`` (one row per item, with its ``key`` or ``id``) and ``notes``. The
+        evaluation layer adds the run's counters (``benchmark``, ``units``, ``usage``,
+        ``errors``)."""
 
-    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
+    def write_artifacts(self, scores: Scores, options: OptionsT, out: Path) -> list[str]:
         """Write files beside the report (plots, derived datasets); returns their names.
 
         Called after every scoring. The default writes nothing.

@@ -15,7 +15,7 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions
 from creval.errors import CrevalError
 from creval.models.base import Capabilities, Completion, GenerateRequest
 from creval.models.prompt_scoring import PromptRequest, PromptScores
-from creval.records import Record
+from creval.records import Record, Scores
 from creval.runner.engine import Unit
 
 
@@ -133,7 +133,7 @@ def dry_run(benchmark: Benchmark[Any], options: BenchmarkOptions) -> list[dict[s
 
 def score_answers(
     benchmark: Benchmark[Any], options: BenchmarkOptions, answers: list[dict[str, Any]]
-) -> dict[str, Any]:
+) -> Scores:
     """Score answers written elsewhere as if the tested model had given them.
 
     Each item is ``{"key": UNIT_KEY, "answer": TEXT}`` (``answers``: a list, for a unit that
@@ -175,7 +175,5 @@ def score_answers(
 
     records = asyncio.run(every())
     scores = benchmark.score(records, options)
-    scores.setdefault("notes", []).append(
-        f"Scored {len(records)} answer(s) from a file; {len(units) - len(records)} unit(s) had none."
-    )
-    return scores
+    note = f"Scored {len(records)} answer(s) from a file; {len(units) - len(records)} unit(s) had none."
+    return scores.model_copy(update={"notes": [*scores.notes, note]})

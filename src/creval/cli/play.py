@@ -101,17 +101,16 @@ def play_lotbench(
         typer.echo("Note: the evaluators run on the small packaged model, which rarely gives a "
                    "usable verdict; for a real baseline pass --judge with a capable model.")
     result = run_benchmark(bench, options, run_dir, settings)
-    head = result.scores.get("headline", {})
+    head = result.scores.headline
     typer.echo("\n" + "=" * 72)
-    for game in result.scores.get("games", []):
+    for game in result.scores.extra("games", []):
         t = game["solved_round"]
         typer.echo(f"sample {game['sample_id']} (game {game['repeat']}): "
                    + (f"solved in round {t}" if t else "not solved"))
     s_c = head.get("S_c")
     typer.echo(f"S_c = {s_c:.4f}" if isinstance(s_c, float) else "S_c = -")
     typer.echo(f"report: {run_dir / 'report.md'}")
-    failed = result.scores.get("units", {}).get("errors", 0)
-    if failed:
+    if result.scores.units.errors:
         raise typer.Exit(1)
 
 

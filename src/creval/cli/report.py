@@ -21,7 +21,7 @@ def report(
     run = read_run(run_dir)  # read-only: safe beside a live run
     if run.scores is None:
         raise CrevalError(f"{run_dir} has no scores.json yet: run `creval run` with this --out.")
-    path = write_report(run_dir, run.manifest.model_dump(mode="json"), run.scores.model_dump(mode="json"))
+    path = write_report(run_dir, run.manifest.model_dump(mode="json"), run.scores)
     typer.echo(path.read_text(encoding="utf-8"))
     if html:
         from creval.report.html import write_html_report

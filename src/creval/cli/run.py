@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,6 +18,9 @@ from creval.cli._common import (
     roles_table,
 )
 from creval.errors import CrevalError
+
+if TYPE_CHECKING:
+    from creval.evaluation.runs import RunResult
 
 
 def list_benchmarks(
@@ -123,7 +126,7 @@ def run(
         chosen = dataclasses.replace(settings, judge=plan.judge, roles=plan.roles)
         results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
     _print_results(results)
-    if any(r.scores.get("units", {}).get("errors", 0) or r.endpoints_down for r in results):
+    if any(r.scores.units.errors or r.endpoints_down for r in results):
         raise typer.Exit(1)
 
 
@@ -161,7 +164,7 @@ def _run_help(ctx: typer.Context, names: list[str]) -> None:
             console.print(roles_table(cls))
 
 
-def _print_results(results: list[Any]) -> None:
+def _print_results(results: list[RunResult]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -170,13 +173,13 @@ def _print_results(results: list[Any]) -> None:
 
     table = Table("benchmark", "metric", "value", title="creval results")
     for result in results:
-        for metric, value in result.scores.get("headline", {}).items():
+        for metric, value in result.scores.headline.items():
             table.add_row(result.benchmark, metric, fmt(value))
     console = get_console()
     console.print(table)
     err = get_console(stderr=True)
     for result in results:
-        usage = result.scores.get("usage", {}).get("this_invocation", {})
+        usage = result.scores.usage.get("this_invocation", {})
         t = totals(usage)
         console.print(
             f"{result.benchmark}: units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not "
@@ -185,16 +188,15 @@ def _print_results(results: list[Any]) -> None:
             f"{usage.get('seconds', 0):.1f} s; report: {result.out / 'report.md'}",
             soft_wrap=True,
         )
-        for warning in [*result.scores.get("warnings", []), *result.scores.get("run_warnings", [])]:
+        for warning in [*result.scores.warnings, *result.scores.run_warnings]:
             err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
-        units = result.scores.get("units", {})
-        if units.get("errors"):
+        if result.scores.units.errors:
             err.print(
-                f"[yellow]{result.benchmark}: {units['errors']} unit(s) ended in errors; run the "
-                "same command again to retry them. Causes:[/]", soft_wrap=True,
+                f"[yellow]{result.benchmark}: {result.scores.units.errors} unit(s) ended in "
+                "errors; run the same command again to retry them. Causes:[/]", soft_wrap=True,
             )
-            for cause in result.scores.get("error_causes", [])[:3]:
-                err.print(f"  {cause['count']} x {escape(cause['cause'])}", soft_wrap=True)
+            for cause in result.scores.error_causes[:3]:
+                err.print(f"  {cause.count} x {escape(cause.cause)}", soft_wrap=True)
 
 
 def _flags(names: list[str]) -> set[str]:

@@ -144,5 +144,4 @@ def _cache_path(cache: str | Path | bool) -> Path | None:
 
 
 def _result(run: RunResult) -> BenchmarkResult:
-    return BenchmarkResult(run.benchmark, run.out, Scores.model_validate(run.scores),
-                           dict(run.endpoints_down))
+    return BenchmarkResult(run.benchmark, run.out, run.scores, dict(run.endpoints_down))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from creval._util.redact import redact_argv
-from creval.benchmarks.base import Benchmark, BenchmarkOptions
+from creval.benchmarks.base import Benchmark, BenchmarkOptions, OptionsT
 from creval.errors import CrevalError
 from creval.evaluation.roles import (
     Choice,
@@ -34,7 +34,16 @@ from creval.evaluation.roles import (
 )
 from creval.models import Model, ModelOptions
 from creval.models.base import EndpointUnreachable, digest
-from creval.records import RECORDS, Scores, latest_records, read_records, superseded_count
+from creval.records import (
+    RECORDS,
+    ErrorCause,
+    Scores,
+    UnitCounts,
+    UnitError,
+    latest_records,
+    read_records,
+    superseded_count,
+)
 from creval.runner.cache import ResponseCache, default_cache_path
 from creval.runner.counters import Counters, sum_usage
 from creval.runner.engine import RetryPolicy, Runner, Unit
@@ -68,7 +77,7 @@ class RunSettings:
 class RunResult:
     benchmark: str
     out: Path
-    scores: dict[str, Any]
+    scores: Scores
     counters: Counters
     ran_units: int
     #: endpoint -> last connection error, for endpoints that stopped answering mid-run
@@ -115,9 +124,7 @@ async def _preflight(models: list[Model]) -> None:
                 await model.aclose()
 
 
-def _replay_options(
-    benchmark: Benchmark, options: BenchmarkOptions, model: Model
-) -> BenchmarkOptions:
+def _replay_options(benchmark: Benchmark[OptionsT], options: OptionsT, model: Model) -> OptionsT:
     """A ``replay:`` run re-scores a recorded run of the same benchmark and prompt: refuse
     another, and take the scale options the user did not give (``--trials``, ``--limit``)
     from the recorded run so that every replayed unit has an answer."""
@@ -166,7 +173,7 @@ def _check_inputs(store: RunStore, units: list[Unit], out: Path) -> None:
 
 
 def build_manifest(
-    benchmark: Benchmark, options: BenchmarkOptions, models: dict[str, Model],
+    benchmark: Benchmark[OptionsT], options: OptionsT, models: dict[str, Model],
     choices: dict[str, Choice] | None = None,
 ) -> dict[str, Any]:
     model = models["target"]
@@ -193,7 +200,7 @@ def build_manifest(
 
 
 def run_benchmark(
-    benchmark: Benchmark, options: BenchmarkOptions, out: Path, settings: RunSettings
+    benchmark: Benchmark[OptionsT], options: OptionsT, out: Path, settings: RunSettings
 ) -> RunResult:
     """Run ``benchmark`` into ``out`` (resuming what is there), score it, write the report.
 
@@ -241,9 +248,9 @@ def run_benchmark(
         if cache is not None:
             cache.close()
     scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
-    _label_self_judged(scores, store, self_roles(models))
+    scores = _label_self_judged(scores, store, self_roles(models))
     history = store.invocations()
-    scores["usage"] = {
+    usage = {
         "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
         "all_invocations": {
             **sum_usage(history),
@@ -251,16 +258,18 @@ def run_benchmark(
         },
         "invocations": len(history),
     }
-    scores["run_warnings"] = [  # of this invocation; a reused scores.json drops them
+    run_warnings = [  # of this invocation; a reused scores.json drops them
         f"{endpoint} stopped answering ({error}); {runner.counters.units_not_run} unit(s) "
         "were not run. Start the server and run the same command again to resume."
         for endpoint, error in runner.down.items()
     ]
+    scores = scores.model_copy(update={"usage": usage, "run_warnings": run_warnings})
     artifacts = benchmark.write_artifacts(scores, options, out)
     if artifacts:
-        scores["artifacts"] = artifacts
-    scores = Scores.model_validate(scores).model_dump(mode="json")  # the schema, checked
-    store.write_scores(scores)
+        scores = scores.model_copy(update={"artifacts": artifacts})
+    written = scores.model_dump(mode="json")
+    store.write_scores(written)
+    scores = Scores.model_validate(written)  # as the reader gives it back: JSON values
     from creval.report.markdown import write_report
 
     write_report(out, manifest, scores)
@@ -285,15 +294,15 @@ async def _run(
 SELF_JUDGED = "self-judged: not comparable with published numbers"
 
 
-def _label_self_judged(scores: dict[str, Any], store: RunStore, roles: list[str]) -> None:
+def _label_self_judged(scores: Scores, store: RunStore, roles: list[str]) -> Scores:
     """When the tested model also played the judge (detector, evaluator, rewriter) of its own
     answers in ``roles``, the headline and the warnings say so: published numbers come from
     other models."""
     called = {c.get("role") for r in store.latest().values() for c in r.calls}
     judged = [role for role in roles if role in called]
     if not judged:
-        return
-    scores["headline"] = {**scores.get("headline", {}), "judged_by": SELF_JUDGED}
+        return scores
+    headline = {**scores.headline, "judged_by": SELF_JUDGED}
     if judged == ["judge"]:
         warning = (f"The judge was the tested model itself ({SELF_JUDGED}); pass --judge SPEC "
                    "(or --preset paper) for the paper's judge.")
@@ -301,13 +310,14 @@ def _label_self_judged(scores: dict[str, Any], store: RunStore, roles: list[str]
         flags = " ".join(f"--{role} SPEC" for role in judged if role != "judge")
         warning = (f"The {', '.join(judged)} model was the tested model itself ({SELF_JUDGED});"
                    f" pass {flags} or --judge SPEC (or --preset paper) for the paper's choice.")
-    if warning not in scores.setdefault("warnings", []):
-        scores["warnings"].append(warning)
+    warnings = scores.warnings if warning in scores.warnings else [*scores.warnings, warning]
+    return scores.model_copy(update={"headline": headline, "warnings": warnings})
 
 
 def _score(
-    benchmark: Benchmark, options: BenchmarkOptions, store: RunStore, keys: list[str], force: bool
-) -> dict[str, Any]:
+    benchmark: Benchmark[OptionsT], options: OptionsT, store: RunStore, keys: list[str],
+    force: bool,
+) -> Scores:
     """Score the records of ``keys``; reuse scores.json when nothing it depends on changed."""
     inputs = {
         "format": SCORES_FORMAT,
@@ -318,31 +328,36 @@ def _score(
     inputs_digest = digest(inputs)
     previous = store.read_scores()
     if not force and previous is not None and previous.get("inputs_digest") == inputs_digest:
-        previous.pop("usage", None)
-        previous.pop("run_warnings", None)
-        return previous
+        return Scores.model_validate(previous)  # its usage and run_warnings are replaced
     every = store.records()
     latest = latest_records(every)
     records = [latest[k] for k in keys if k in latest]
     scores = benchmark.score(records, options)
+    if not isinstance(scores, Scores):  # a plug-in written for creval's older contract
+        raise CrevalError(
+            f"{benchmark.name}: score() returned {type(scores).__name__}, not "
+            "creval.records.Scores. Return Scores(headline=..., table=..., notes=...) and "
+            "add the benchmark's own fields with .with_extra(...)."
+        )
     errors = [r for r in records if r.status == "error"]
-    scores.setdefault("notes", [])
-    scores["benchmark"] = benchmark.name
-    scores["units"] = {
-        "total": len(keys),
-        "finished": sum(r.status == "ok" for r in records),
-        "errors": len(errors),
-        "missing": len(keys) - len(records),
+    units = UnitCounts(
+        total=len(keys),
+        finished=sum(r.status == "ok" for r in records),
+        errors=len(errors),
+        missing=len(keys) - len(records),
         # records.jsonl is append-only: lines replaced by a later line of the same unit
-        "superseded_lines": superseded_count(every),
-    }
-    scores["errors"] = [{"key": r.key, "error": (r.error or "")[:500]} for r in errors[:20]]
-    scores["error_causes"] = error_causes([r.error or "" for r in errors])
-    scores["inputs_digest"] = inputs_digest
-    return scores
+        superseded_lines=superseded_count(every),
+    )
+    return scores.model_copy(update={
+        "benchmark": benchmark.name,
+        "units": units,
+        "errors": [UnitError(key=r.key, error=(r.error or "")[:500]) for r in errors[:20]],
+        "error_causes": error_causes([r.error or "" for r in errors]),
+        "inputs_digest": inputs_digest,
+    })
 
 
-def error_causes(errors: list[str], *, most: int = 5) -> list[dict[str, Any]]:
+def error_causes(errors: list[str], *, most: int = 5) -> list[ErrorCause]:
     """The distinct causes of unit errors, most frequent first, with their counts.
 
     A cause is the error's first line without its attempt count, so the same failure after
@@ -351,13 +366,13 @@ def error_causes(errors: list[str], *, most: int = 5) -> list[dict[str, Any]]:
     >>> error_causes(["ModelError: 404 (does --base-url need to end in /v1?)",
     ...               "ModelError: 404 (does --base-url need to end in /v1?)",
     ...               "TransientModelError after 5 attempts: 503"])[1]
-    {'cause': 'TransientModelError: 503', 'count': 1}
+    ErrorCause(cause='TransientModelError: 503', count=1)
     """
     causes = Counter(
         re.sub(r" after \d+ attempts:", ":", (e.strip().splitlines() or ["(no message)"])[0])[:300]
         for e in errors
     )
-    return [{"cause": c, "count": n} for c, n in causes.most_common(most)]
+    return [ErrorCause(cause=c, count=n) for c, n in causes.most_common(most)]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ for the Mean column) with DAT and SAT: the "All" row of Tables 9 and 10.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -31,22 +30,24 @@ class RunSummary:
 
 
 def load_run(path: Path, by: Literal["folder", "model"]) -> RunSummary:
-    """Read one run directory's manifest and scores."""
-    manifest_path, scores_path = path / "manifest.json", path / "scores.json"
-    if not manifest_path.is_file() or not scores_path.is_file():
+    """Read one run directory's manifest and scores (through the read-only reader)."""
+    from creval.reader import read_run
+
+    run = read_run(path) if (path / "manifest.json").is_file() else None
+    scores = run.scores if run is not None else None
+    if run is None or scores is None:
         raise CrevalError(
             f"{path} is not a finished run directory (needs manifest.json and scores.json)."
         )
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    scores = json.loads(scores_path.read_text(encoding="utf-8"))
+    manifest = run.manifest
     if by == "folder":
-        label = path.parent.name if path.name == manifest["benchmark"] else path.name
+        label = path.parent.name if path.name == manifest.benchmark else path.name
     else:
-        temperature = manifest.get("options", {}).get("temperature")
-        label = f"{manifest['model_spec']}@T={temperature}"
+        temperature = manifest.options.get("temperature")
+        label = f"{manifest.model_spec}@T={temperature}"
     return RunSummary(
-        path=path, label=label, benchmark=manifest["benchmark"],
-        headline=scores.get("headline", {}), rubric=scores.get("rubric", {}).get("tasks", {}),
+        path=path, label=label, benchmark=manifest.benchmark,
+        headline=scores.headline, rubric=scores.extra("rubric", {}).get("tasks", {}),
     )
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
-from creval.records import Analysis
+from creval.records import Analysis, Scores
 from creval.report.html_assets import CSS, JS
 
 REPORT_HTML = "report.html"
@@ -83,16 +83,17 @@ def _section(anchor: str, title: str, body: str) -> str:
     return f'<section id="{anchor}"><h2>{_e(title)}</h2>{body}</section>'
 
 
-def render_plots(scores: dict[str, Any]) -> tuple[str, int]:
-    """The plots section's body and the number of plots drawn."""
+def render_plots(scores: Scores) -> tuple[str, int]:
+    """The plots section's body and the number of plots drawn: the built-in plots of what the
+    scores hold (read from the scores.json document) and the benchmark's own ``plots``."""
     from creval.report.figures import builtin_plots
 
-    declared: Any = scores.get("plots", [])
+    declared: Any = scores.extra("plots", [])
     problems: list[str] = []
     if not isinstance(declared, list):
         problems.append("scores['plots'] is not a list of plot specs; it is left out.")
         declared = []
-    return render_specs([*builtin_plots(scores), *declared], problems)
+    return render_specs([*builtin_plots(scores.model_dump(mode="json")), *declared], problems)
 
 
 def render_specs(specs: list[Any], problems: list[str] | None = None, *, salt: str = "creval") -> tuple[str, int]:
@@ -181,19 +182,19 @@ def _configuration(manifest: dict[str, Any]) -> str:
         f"<div><h3>{title}</h3>{_kv(mapping, key)}</div>" for title, mapping, key in blocks) + "</div>"
 
 
-def _scores(scores: dict[str, Any]) -> str:
-    out = [html_table([{"metric": k, "value": v} for k, v in (scores.get("headline") or {}).items()])]
-    if scores.get("resources"):
-        out.append("<h3>Scored with</h3>" + _kv(scores["resources"], "resource"))
-    notes = [n for n in scores.get("notes") or [] if n]
+def _scores(scores: Scores) -> str:
+    out = [html_table([{"metric": k, "value": v} for k, v in scores.headline.items()])]
+    if scores.resources:
+        out.append("<h3>Scored with</h3>" + _kv(scores.resources, "resource"))
+    notes = [n for n in scores.notes if n]
     if notes:
         out.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
     return "".join(out)
 
 
-def _tables(scores: dict[str, Any]) -> str:
+def _tables(scores: Scores) -> str:
     out = []
-    for section in scores.get("sections") or []:
+    for section in scores.sections:
         if isinstance(section, dict):
             out.append(f"<h3>{_e(section.get('title', ''))}</h3>")
             if section.get("text"):
@@ -260,13 +261,13 @@ def _samples(view: dict[str, Any]) -> str:
     )
 
 
-def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str, Any],
+def render_html(manifest: dict[str, Any], scores: Scores, view: dict[str, Any],
                 run_dir: Path, analyses: list[Analysis] | None = None) -> str:
     """The report page of one run, with the analyses saved into it."""
-    name = scores.get("benchmark", manifest.get("benchmark", "?"))
-    units = scores.get("units") or {}
+    name = scores.benchmark
+    units = scores.units
     plots, drawn = render_plots(scores)
-    warnings = [*(scores.get("warnings") or []), *(scores.get("run_warnings") or [])]
+    warnings = [*scores.warnings, *scores.run_warnings]
     parts = [
         _section("scores", "Scores", "".join(f'<div class="warning">{_e(w)}</div>' for w in warnings)
                  + _scores(scores)),
@@ -276,16 +277,18 @@ def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str
         parts.append(_section("tables", "Tables", tables))
     if analyses:
         parts.append(_section("analyses", "Analyses", _analyses(analyses)))
-    parts += [_section("counters", "Counters", _usage(scores.get("usage") or {})),
+    parts += [_section("counters", "Counters", _usage(scores.usage)),
               _section("models", "Models", _models(manifest))]
-    if scores.get("errors") or scores.get("error_causes"):
-        parts.append(_section("errors", "Errors", "<h3>Causes</h3>" + html_table(scores.get("error_causes") or [])
-                              + "<h3>Failed units</h3>" + html_table(scores.get("errors") or [])))
+    if scores.errors or scores.error_causes:
+        causes = [c.model_dump() for c in scores.error_causes]
+        failed = [e.model_dump() for e in scores.errors]
+        parts.append(_section("errors", "Errors", "<h3>Causes</h3>" + html_table(causes)
+                              + "<h3>Failed units</h3>" + html_table(failed)))
     parts += [_section("samples-section", "Samples", _samples(view)),
-              _section("items", "Items", html_table(scores.get("table") or [])),
+              _section("items", "Items", html_table(scores.table)),
               _section("configuration", "Configuration", _configuration(manifest))]
-    if scores.get("artifacts"):
-        parts.append(_section("artifacts", "Artifacts", _artifacts(run_dir, scores["artifacts"],
+    if scores.artifacts:
+        parts.append(_section("artifacts", "Artifacts", _artifacts(run_dir, scores.artifacts,
                                                                  embed_images=not drawn)))
     nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
         ("scores", "Scores"), ("plots", "Plots"), ("tables", "Tables"), *((("analyses", "Analyses"),) if analyses else ()),
@@ -297,8 +300,8 @@ def render_html(manifest: dict[str, Any], scores: dict[str, Any], view: dict[str
                   if isinstance(manifest.get("judge"), dict) else "")
                + "".join(f" &middot; {_e(role)} <code>{_e(d.get('spec'))}</code>"
                          for role, d in (manifest.get("roles") or {}).items() if isinstance(d, dict))
-               + f" &middot; {_e(units.get('finished', 0))} of {_e(units.get('total', 0))} units "
-               f"finished, {_e(units.get('errors', 0))} errors, {_e(units.get('missing', 0))} not run"
+               + f" &middot; {_e(units.finished)} of {_e(units.total)} units "
+               f"finished, {_e(units.errors)} errors, {_e(units.missing)} not run"
                f" &middot; created {_e(manifest.get('created'))}")
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -319,12 +322,11 @@ def write_html_report(run_dir: Path | str) -> Path:
     from creval.report.samples import sample_view
 
     run = read_run(run_dir)
-    scores_model = run.scores
-    if scores_model is None:
+    scores = run.scores
+    if scores is None:
         raise CrevalError(f"{run.path} has no scores.json yet: run `creval run` with this --out.")
-    scores = scores_model.model_dump(mode="json")
     manifest = run.manifest.model_dump(mode="json")
-    view = sample_view({r.key: r for r in run.records}, scores.get("table") or [])
+    view = sample_view({r.key: r for r in run.records}, scores.table)
     page = render_html(manifest, scores, view, run.path, run.analyses)
     path = run.path / REPORT_HTML
     tmp = run.path / f".{REPORT_HTML}.{os.getpid()}.tmp"  # the umask's mode, like the run's files

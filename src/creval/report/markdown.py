@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from creval.records import Analysis, read_analyses
+from creval.records import Analysis, Scores, read_analyses
 
 REPORT = "report.md"
 
@@ -42,10 +42,10 @@ def markdown_table(rows: list[dict[str, Any]], columns: list[str] | None = None)
     return "\n".join(lines)
 
 
-def render_report(manifest: dict[str, Any], scores: dict[str, Any],
+def render_report(manifest: dict[str, Any], scores: Scores,
                   analyses: list[Analysis] | None = None) -> str:
     """The report of one run as Markdown, with the analyses saved into it."""
-    name = scores.get("benchmark", manifest.get("benchmark", "?"))
+    name = scores.benchmark
     out = [f"# creval run: {name}", ""]
     out.append(f"- model: `{manifest.get('model_spec')}`")
     if isinstance(manifest.get("judge"), dict):
@@ -53,35 +53,35 @@ def render_report(manifest: dict[str, Any], scores: dict[str, Any],
     for role, described in (manifest.get("roles") or {}).items():
         out.append(f"- {role}: `{described.get('spec')}` ({described.get('chosen_by')})")
     out.append(f"- created: {manifest.get('created')}; creval {manifest.get('packages', {}).get('creval', '?')}, git {manifest.get('git_revision') or '-'}")
-    units = scores.get("units", {})
+    units = scores.units
     out.append(
-        f"- units: {units.get('finished', 0)} finished of {units.get('total', 0)}, "
-        f"{units.get('errors', 0)} errors, {units.get('missing', 0)} not run yet; "
-        f"records.jsonl has {units.get('superseded_lines', 0)} superseded line(s) (a retried "
+        f"- units: {units.finished} finished of {units.total}, "
+        f"{units.errors} errors, {units.missing} not run yet; "
+        f"records.jsonl has {units.superseded_lines} superseded line(s) (a retried "
         "unit's earlier lines; the last line per unit counts)"
     )
-    for warning in [*scores.get("warnings", []), *scores.get("run_warnings", [])]:
+    for warning in [*scores.warnings, *scores.run_warnings]:
         out.append(f"- **warning:** {warning}")
-    out += ["", "## Scores", "", markdown_table([{"metric": k, "value": v} for k, v in scores.get("headline", {}).items()])]
-    if scores.get("resources"):
-        out += ["", "Scored with: `" + json.dumps(scores["resources"], ensure_ascii=False) + "`"]
-    for note in scores.get("notes", []):
+    out += ["", "## Scores", "", markdown_table([{"metric": k, "value": v} for k, v in scores.headline.items()])]
+    if scores.resources:
+        out += ["", "Scored with: `" + json.dumps(scores.resources, ensure_ascii=False) + "`"]
+    for note in scores.notes:
         out.append(f"- {note}")
-    for section in scores.get("sections", []):
+    for section in scores.sections:
         out += ["", f"## {section['title']}", ""]
         if section.get("text"):
             out += [section["text"], ""]
         out.append(markdown_table(section.get("rows", []), section.get("columns")))
-    for artifact in scores.get("artifacts", []):
+    for artifact in scores.artifacts:
         suffix = Path(artifact).suffix.lower()
         out.append(f"\n![{artifact}]({artifact})" if suffix in {".png", ".svg"} else f"\n- file: `{artifact}`")
     out += analyses_section(analyses or [])
     out += ["", "## Options", "", "```json", json.dumps(manifest.get("options", {}), indent=2, ensure_ascii=False), "```"]
-    out += usage_section(scores.get("usage", {}))
-    if scores.get("errors"):
-        out += ["", "## Errors", "", markdown_table(scores.get("error_causes", [])), "",
-                markdown_table(scores["errors"])]
-    out += ["", "## Items", "", markdown_table(scores.get("table", []))]
+    out += usage_section(scores.usage)
+    if scores.errors:
+        out += ["", "## Errors", "", markdown_table([c.model_dump() for c in scores.error_causes]),
+                "", markdown_table([e.model_dump() for e in scores.errors])]
+    out += ["", "## Items", "", markdown_table(scores.table)]
     return "\n".join(out) + "\n"
 
 
@@ -120,7 +120,7 @@ def usage_section(usage: dict[str, Any]) -> list[str]:
             markdown_table(per_model)]
 
 
-def write_report(out: Path, manifest: dict[str, Any], scores: dict[str, Any]) -> Path:
+def write_report(out: Path, manifest: dict[str, Any], scores: Scores) -> Path:
     path = Path(out) / REPORT
     path.write_text(render_report(manifest, scores, read_analyses(Path(out))), encoding="utf-8")
     return path

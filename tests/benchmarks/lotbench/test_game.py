@@ -180,18 +180,18 @@ def test_sc_from_records_hand_calculation() -> None:
     records = [games_record("s1", 0, 1), games_record("s1", 1, 4), games_record("s2", 0, None),
                games_record("s2", 1, 10)]
     scores = score_lotbench(records, options())
-    h = scores["headline"]
+    h = scores.headline
     assert h["S_c"] == pytest.approx((math.exp(-0.2) + math.exp(-0.8) + math.exp(-2)) / 4)
     assert h["S_c_low"] <= h["S_c"] <= h["S_c_high"]
     assert h["games"] == 4 and h["solved"] == 3 and h["e1_parse_failure_rate"] == 1.0
-    hist = {r["round"]: r["games"] for r in scores["sections"][0]["rows"]}
+    hist = {r["round"]: r["games"] for r in scores.sections[0]["rows"]}
     assert hist == {1: 1, 4: 1, 10: 1, "unsolved": 1}
     assert h["rounds_to_daeso"] == "round 1: 1, round 4: 1, round 10: 1, unsolved: 1"
-    (per_round,) = scores["sections"][1]["rows"]  # every game's one round: 10 + 2 tokens, 2 calls
+    (per_round,) = scores.sections[1]["rows"]  # every game's one round: 10 + 2 tokens, 2 calls
     assert (per_round["tested_tokens"], per_round["tested_requests"], per_round["e1_requests"]) == (12, 2, 0)
-    tested = scores["sections"][2]["rows"][0]
+    tested = scores.sections[2]["rows"][0]
     assert (tested["role"], tested["tokens"], tested["requests_per_game"]) == ("tested", 48, 2)
-    unsolved_counts = score_lotbench(records, options(unsolved=0.1))["headline"]["S_c"]
+    unsolved_counts = score_lotbench(records, options(unsolved=0.1)).headline["S_c"]
     assert unsolved_counts == pytest.approx(h["S_c"] + 0.1 / 4)
 
 

@@ -42,11 +42,11 @@ def test_sampling_pass_at_1_is_the_unbiased_estimate_and_pass_at_k_is_reported(
     items = [_item("A", 0, ["ok", "bad", "bad", "bad", "bad"], five),   # c/n = 1/5
              _item("B", 0, ["ok", "ok", "bad", "bad", "bad"], five)]    # c/n = 2/5
     scores = score_items(_dataset(human), items, ScoreSettings())
-    (row,) = scores["states"]
+    (row,) = scores.extra("states")
     assert row["pass_at_1"] == pytest.approx((1 / 5 + 2 / 5) / 2)  # not "any of 5" (= 1.0)
     assert row["pass_at_k"] == pytest.approx(1.0) and row["k"] == 5
-    assert scores["headline"]["pass@1@0"] == pytest.approx(0.3)
-    assert scores["headline"]["pass@5@0"] == pytest.approx(1.0)
+    assert scores.headline["pass@1@0"] == pytest.approx(0.3)
+    assert scores.headline["pass@5@0"] == pytest.approx(1.0)
 
 
 def test_incorrect_solutions_with_unparsed_techniques_score_zero_in_eq2_and_eq4(
@@ -57,13 +57,13 @@ def test_incorrect_solutions_with_unparsed_techniques_score_zero_in_eq2_and_eq4(
              _item("B", 0, ["bad"], [None]),           # incorrect, detection unparsed: 0
              _item("C", 0, ["ok"], [None])]            # correct, unparsed: unknown, left out
     scores = score_items(_dataset(human), items, ScoreSettings())
-    (row,) = scores["states"]
+    (row,) = scores.extra("states")
     assert row["convergent"] == pytest.approx(1 / 2)
     assert row["neogauge"] == pytest.approx(1 / 2)
     assert row["divergent"] == pytest.approx(1.0)  # Eq. 3 needs techniques: A only
     assert row["constraint_following"] == pytest.approx(1.0)
     assert row["pass_at_1"] == pytest.approx(2 / 3)
-    assert any("did not parse" in note for note in scores["notes"])
+    assert any("did not parse" in note for note in scores.notes)
 
 
 def test_human_divergent_is_one_number_over_all_problems(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,5 +74,5 @@ def test_human_divergent_is_one_number_over_all_problems(monkeypatch: pytest.Mon
              _item("A", 1, ["ok"], [["set"]])]  # state 1 holds problem A only
     scores = score_items(_dataset(human), items, ScoreSettings())
     expected = (1 / 2 + 0 + 1 + 1) / 4
-    assert scores["headline"]["human_divergent"] == pytest.approx(expected)
-    assert [r["human_divergent"] for r in scores["states"]] == [pytest.approx(expected)] * 2
+    assert scores.headline["human_divergent"] == pytest.approx(expected)
+    assert [r["human_divergent"] for r in scores.extra("states")] == [pytest.approx(expected)] * 2

@@ -137,7 +137,7 @@ def test_scoring_hand_calculation() -> None:
         record("c", [{"qtype": "3T1", "skipped": "no literal answer"}], {"skipped": "fewer than 5 responses with likes"}),
     ]
     scores = score_oogiri(records, relevance="grade", loaded={"source": "test"})
-    h = scores["headline"]
+    h = scores.headline
     assert h["acc_2T1"] == 0.5 and h["acc_5T2"] == 0.5 and h["acc_3T1"] is None
     assert h["unparsed"] == 1
     # ranking a: the human order exactly (grades 4, 0, 3, 2, 1) -> NDCG 1, top-1 hit, rho 1.
@@ -147,10 +147,10 @@ def test_scoring_hand_calculation() -> None:
     idcg = 4 + 3 / math.log2(3) + 1 + 1 / math.log2(5)
     assert h["ndcg"] == pytest.approx((1 + dcg_b / idcg) / 2)
     assert h["top1"] == 0.5 and h["spearman"] == pytest.approx(0.0)  # (1 + -1) / 2
-    rows = {(r["qtype"]): r for r in scores["sections"][0]["rows"]}
+    rows = {(r["qtype"]): r for r in scores.sections[0]["rows"]}
     assert rows["5T2"]["random"] == pytest.approx(0.1) and rows["5T2"]["unparsed"] == 1
     assert (rows["2T1"]["picked"], rows["2T1"]["human_at"]) == ("A 2", "A 1, B 1")
-    reasons = {r["reason"] for r in scores["sections"][2]["rows"]}
+    reasons = {r["reason"] for r in scores.sections[2]["rows"]}
     assert reasons == {"3T1: no literal answer", "rank: fewer than 5 responses with likes"}
 
 
@@ -291,16 +291,16 @@ def test_constrained_answers_carry_a_schema_and_are_scored_strictly() -> None:
             for r, k in zip(sent, ("answer", "answer", "ranking"), strict=True)] == [1, 2, 5]
     rec = Record(key="p1", status="ok", unit={"id": "p1", "type": "T2T"}, output=out)
     scores = score_oogiri([rec], relevance="grade", loaded={"source": "t"}, constrain_requested=True)
-    h = scores["headline"]
+    h = scores.headline
     # 2T1: "A" is right iff the human joke was shown as A; 5T2: "A, A" is not two letters
     assert h["acc_2T1"] == (1.0 if out["questions"][0]["correct"] == ["A"] else 0.0)
     assert h["acc_5T2"] == 0.0 and h["unparsed"] == 1 and h["ndcg"] is not None
-    assert any("constrained to JSON letters" in n for n in scores["notes"])
+    assert any("constrained to JSON letters" in n for n in scores.notes)
     # a backend that cannot constrain decoding answers freely, and the report says so
     sent.clear()
     free = asyncio.run(run_prompt(PROMPT, "It overslept.", settings, templates, model, model,
                                   target_images=False, rewriter_images=False, target_structured=False))
     assert free["constrained"] is False and all(r.response_schema is None for r in sent)
     rec = Record(key="p1", status="ok", unit={"id": "p1", "type": "T2T"}, output=free)
-    notes = score_oogiri([rec], relevance="grade", loaded={"source": "t"}, constrain_requested=True)["notes"]
+    notes = score_oogiri([rec], relevance="grade", loaded={"source": "t"}, constrain_requested=True).notes
     assert any("answered freely" in n for n in notes)

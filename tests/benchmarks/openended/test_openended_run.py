@@ -44,7 +44,7 @@ def test_scores_match_a_hand_calculation() -> None:
                             "verdicts": {"multiagent": verdict}})
     scores = score_openended([record], options(), domain="macgyver")
     # classes {same, same} and {other}: identical texts need no entailment call
-    h = scores["headline"]
+    h = scores.headline
     assert h["clusters_per_step"] == 2
     p0 = math.exp(-1.0) + math.exp(-1.0)  # means -1, -1 for the two copies of `same`
     p1 = math.exp(-0.25)
@@ -55,10 +55,10 @@ def test_scores_match_a_hand_calculation() -> None:
     assert h["semantic_entropy_probability_weighted"] == pytest.approx(-sum(x * math.log(x) for x in w))
     assert h["semantic_entropy_discrete"] == pytest.approx(-(2 / 3) * math.log(2 / 3) - (1 / 3) * math.log(1 / 3))
     assert h["multiagent_overall"] == 0.5 and h["multiagent_tokens"] == 15
-    (judges,) = [s for s in scores["sections"] if s["title"] == "Judges"]
+    (judges,) = [s for s in scores.sections if s["title"] == "Judges"]
     assert judges["rows"][0]["feasibility"] == 1.0 and judges["rows"][0]["parse_failures"] == 1
-    assert scores["resources"]["entailment"]["approximate"] is True
-    (steps,) = [s for s in scores["sections"] if s["title"] == "Steps"]
+    assert scores.resources["entailment"]["approximate"] is True
+    (steps,) = [s for s in scores.sections if s["title"] == "Steps"]
     assert steps["rows"][0]["finished_votes"] == 1 and steps["rows"][0]["valid"] == 3
 
 
@@ -77,15 +77,15 @@ def test_the_step_where_the_solution_finishes_is_not_scored_and_one_candidate_is
                             "solution": "", "stop_reason": "finished", "logprobs": "model",
                             "verdicts": {}})
     scores = score_openended([record], options(), domain="macgyver")
-    (steps,) = [s for s in scores["sections"] if s["title"] == "Steps"]
+    (steps,) = [s for s in scores.sections if s["title"] == "Steps"]
     rows = {row["step"]: row for row in steps["rows"]}
     assert "discrete" not in rows[3] and "finished" in rows[3]["not_scored"]
     assert rows[2]["discrete"] == 0.0 and rows[2]["length_normalised"] == 0.0  # one class
-    assert scores["headline"]["steps_scored"] == 2
-    assert scores["headline"]["semantic_entropy_discrete"] == pytest.approx(math.log(3) / 2)
+    assert scores.headline["steps_scored"] == 2
+    assert scores.headline["semantic_entropy_discrete"] == pytest.approx(math.log(3) / 2)
     dropped = score_openended([record], options("drop"), domain="macgyver")
-    assert dropped["headline"]["steps_scored"] == 1
-    assert dropped["headline"]["semantic_entropy_discrete"] == pytest.approx(math.log(3))
+    assert dropped.headline["steps_scored"] == 1
+    assert dropped.headline["semantic_entropy_discrete"] == pytest.approx(math.log(3))
 
 
 def test_logprob_label_says_which_distribution_was_asked_for() -> None:

@@ -10,6 +10,7 @@ from creval.benchmarks.dat.scoring import DATScorer
 from creval.benchmarks.dat.trials import add_attempts, resolve_attempts, trial_unit
 from creval.judges.structured import as_text
 from creval.models.base import GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit
 from creval.runner.store import Record
 
@@ -97,17 +98,17 @@ class DAT(Benchmark[DATOptions]):
             for i in range(count)
         ]
 
-    def score(self, records: list[Record], options: DATOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: DATOptions) -> Scores:
         scores = self._score_answers(records, options)
         return add_attempts(scores, records, resolve_attempts(options.attempts, options.lang))
 
-    def _score_answers(self, records: list[Record], options: DATOptions) -> dict[str, Any]:
+    def _score_answers(self, records: list[Record], options: DATOptions) -> Scores:
         scorer = DATScorer.from_options(options)
         texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
         if not options.constrain_answers:
             return scorer.score_answers(texts)
         scores = scorer.score_answers([(key, as_text(t, render_word_list)) for key, t in texts])
-        scores.setdefault("notes", []).append(
+        scores.notes.append(
             f"Answers constrained to a JSON list of {options.words} words (--constrain-answers): "
             "the tested model's output was shaped, unlike the paper's free answers."
         )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from creval.benchmarks.common import answer_placeholders, load_prompt
 from creval.benchmarks.dat.lists import parse_word_list
 from creval.metrics.dat import PLACEHOLDER, DATResult, dat_all_valid, dat_olson, summarize_dat
+from creval.records import Scores
 
 if TYPE_CHECKING:
     from creval.benchmarks.dat import DATOptions
@@ -124,7 +125,7 @@ class DATScorer:
                      "proper_nouns": "rejected" if options.reject_proper_nouns else "accepted"}
         return cls(variant, "ja", options.words, options.minimum, score, resources, validity)
 
-    def score_lists(self, lists: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+    def score_lists(self, lists: Sequence[tuple[str, Sequence[str]]]) -> Scores:
         """Score already-split word lists ``(key, words)``."""
         results = [(key, self.score_words(words)) for key, words in lists]
         summary = summarize_dat([r for _, r in results])
@@ -139,22 +140,18 @@ class DATScorer:
             }
             for key, r in results
         ]
-        return {
-            "headline": {
+        return Scores(
+            headline={
                 "dat_mean": summary["mean"],
                 "dat_std": summary["std"],
                 "valid_trials": summary["n_valid"],
                 "invalid_trials": summary["n_invalid"],
                 "unique_words": summary["n_unique_words"],
             },
-            "per_item": {"dat_mean": [float(r.score) for _, r in results if r.score is not None]},
-            "summary": dict(summary),
-            "trials": [{"key": key, **r.to_dict()} for key, r in results],
-            "variant": self.variant,
-            "lang": self.lang,
-            "resources": self.resources,
-            "table": table,
-            "notes": [
+            per_item={"dat_mean": [float(r.score) for _, r in results if r.score is not None]},
+            resources=self.resources,
+            table=table,
+            notes=[
                 "Invalid trials are excluded from the mean and counted"
                 + (": " + ", ".join(f"{why} {n}" for why, n in summary["invalid_reasons"].items())
                    if summary["invalid_reasons"] else "."),
@@ -162,9 +159,10 @@ class DATScorer:
                 + (f"first {self.minimum} valid unique words, mean pairwise cosine distance x 100." if self.variant == "olson" else
                    f"all {self.words} words must be valid and distinct, mean pairwise cosine distance."),
             ],
-        }
+        ).with_extra(summary=dict(summary), trials=[{"key": key, **r.to_dict()} for key, r in results],
+                     variant=self.variant, lang=self.lang)
 
-    def score_answers(self, answers: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    def score_answers(self, answers: Sequence[tuple[str, str]]) -> Scores:
         """Score raw model answers ``(key, text)``: parse each list, then score."""
         return self.score_lists(
             [(key, parse_word_list(text, expected=self.words)) for key, text in answers]

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from creval.models.base import GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -82,20 +83,17 @@ def trial_unit(
     return Unit(key=key, run=run, meta=meta or {})
 
 
-def add_attempts(scores: dict[str, Any], records: list[Record], attempts: int) -> dict[str, Any]:
-    """Add to DAT ``scores`` how many answers the trials took and how many reached the cap."""
+def add_attempts(scores: Scores, records: list[Record], attempts: int) -> Scores:
+    """DAT ``scores`` with how many answers the trials took and how many reached the cap."""
     ok = [r for r in records if r.status == "ok"]
     if attempts <= 1 and not any("attempts" in r.output for r in ok):
         return scores
     answers = sum(int(r.output.get("attempts", 1)) for r in ok)
     again = sum(len(r.output.get("asked_again", [])) for r in ok)
     at_cap = sum(bool(r.output.get("at_cap")) for r in ok)
-    headline = scores.setdefault("headline", {})
-    headline.update(answers=answers, invalid_answers_asked_again=again, trials_at_cap=at_cap,
-                    attempts_cap=attempts)
-    scores.setdefault("notes", []).append(
-        f"Invalid answers are not trials (the Japanese paper): {again} invalid answer(s) were "
-        f"asked again, {answers} answers in all for {len(ok)} trial(s); {at_cap} trial(s) "
-        f"reached the cap of {attempts} answers without a valid one and count as invalid."
-    )
-    return scores
+    headline = {**scores.headline, "answers": answers, "invalid_answers_asked_again": again,
+                "trials_at_cap": at_cap, "attempts_cap": attempts}
+    note = (f"Invalid answers are not trials (the Japanese paper): {again} invalid answer(s) were "
+            f"asked again, {answers} answers in all for {len(ok)} trial(s); {at_cap} trial(s) "
+            f"reached the cap of {attempts} answers without a valid one and count as invalid.")
+    return scores.model_copy(update={"headline": headline, "notes": [*scores.notes, note]})

@@ -20,6 +20,7 @@ from creval.benchmarks.lotbench.data import image_data_url, load_samples
 from creval.benchmarks.lotbench.evaluators import CHAIN_PROMPT, E1_PROMPTS, E2_PROMPT
 from creval.benchmarks.lotbench.game import GameSettings, Templates, play_game
 from creval.models.base import Completion, GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -114,13 +115,13 @@ class LoTbench(Benchmark[LoTbenchOptions]):
                 units.append(Unit(key=f"lotbench-{sample.id}-r{repeat}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: LoTbenchOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: LoTbenchOptions) -> Scores:
         from creval.benchmarks.lotbench.scoring import score_lotbench
 
         return score_lotbench(records, options)
 
-    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
-        games = scores.get("games")
+    def write_artifacts(self, scores: Scores, options: Any, out: Path) -> list[str]:
+        games = scores.extra("games")
         if games is None:
             return []
         lines = [json.dumps(g, ensure_ascii=False) for g in games]

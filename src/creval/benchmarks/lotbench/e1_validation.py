@@ -21,6 +21,7 @@ from creval.benchmarks.lotbench.data import Sample, load_samples
 from creval.benchmarks.lotbench.evaluators import CHAIN_PROMPT, E1_PROMPTS, DaesoJudge, usage_dict
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -101,7 +102,7 @@ class LoTbenchE1(Benchmark[E1Options]):
             units.append(Unit(key=f"e1-{label.id}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: E1Options) -> dict[str, Any]:
+    def score(self, records: list[Record], options: E1Options) -> Scores:
         from creval.metrics.agreement import cohen_kappa
 
         ok = [r for r in records if r.status == "ok"]
@@ -113,17 +114,17 @@ class LoTbenchE1(Benchmark[E1Options]):
             kappa = k.kappa
         positives = sum(bool(r.unit["label"]) for r in ok)
         majority = max(positives, len(ok) - positives) / len(ok) if ok else None
-        return {
-            "headline": {"accuracy": right / len(ok) if ok else None, "kappa": kappa,
-                         "pairs": len(ok), "parse_failures": len(ok) - len(parsed),
-                         "majority_baseline": majority},
-            "sections": [{"title": "Verdicts against the labels", "rows": _confusion(ok)}],
-            "table": [{"key": r.key, "sample": r.unit["sample_id"], "fill": r.unit["fill"],
-                       "label": r.unit["label"], "verdict": r.output.get("daeso")} for r in ok],
-            "notes": [f"E1 setting: {options.e1_mode}. Accuracy counts unparsable verdicts as "
-                      "wrong; kappa is over parsed verdicts; majority_baseline always answers "
-                      "the more frequent label."],
-        }
+        return Scores(
+            headline={"accuracy": right / len(ok) if ok else None, "kappa": kappa,
+                      "pairs": len(ok), "parse_failures": len(ok) - len(parsed),
+                      "majority_baseline": majority},
+            sections=[{"title": "Verdicts against the labels", "rows": _confusion(ok)}],
+            table=[{"key": r.key, "sample": r.unit["sample_id"], "fill": r.unit["fill"],
+                    "label": r.unit["label"], "verdict": r.output.get("daeso")} for r in ok],
+            notes=[f"E1 setting: {options.e1_mode}. Accuracy counts unparsable verdicts as "
+                   "wrong; kappa is over parsed verdicts; majority_baseline always answers "
+                   "the more frequent label."],
+        )
 
 
 def _confusion(records: list[Record]) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from creval.benchmarks.lotbench.game import ROLES
 from creval.errors import CrevalError
 from creval.metrics.bootstrap import bootstrap_mean_ci
 from creval.metrics.lotbench import creativity_score, round_histogram, sample_scores
+from creval.records import Scores
 from creval.runner.store import Record
 
 
@@ -82,8 +83,8 @@ def _per_round_usage(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
-    """The scores dict of a lotbench run (options: alpha, beta, unsolved, max_rounds, ...)."""
+def score_lotbench(records: list[Record], options: Any) -> Scores:
+    """The scores of a lotbench run (options: alpha, beta, unsolved, max_rounds, ...)."""
     finished = [r for r in records if r.status == "ok"]
     skipped = [r for r in finished if "skipped" in r.output]
     games = [r.output | {"key": r.key, "repeat": r.unit.get("repeat")}
@@ -152,5 +153,4 @@ def score_lotbench(records: list[Record], options: Any) -> dict[str, Any]:
     ]
     if skipped:
         notes.append(f"{len(skipped)} game(s) skipped: {skipped[0].output['skipped']}.")
-    return {"headline": headline, "sections": sections, "table": table, "notes": notes,
-            "games": games}
+    return Scores(headline=headline, sections=sections, table=table, notes=notes).with_extra(games=games)

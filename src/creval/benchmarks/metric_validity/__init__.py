@@ -23,6 +23,7 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register
 from creval.benchmarks.common import text_digest
 from creval.benchmarks.metric_validity.data import LabelledText, balanced_sample, load_domain
 from creval.errors import CrevalError
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -252,12 +253,12 @@ class MetricValidity(Benchmark[MetricValidityOptions]):
             units += [_sns_unit(item, options) for item in items]
         return units
 
-    def score(self, records: list[Record], options: MetricValidityOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: MetricValidityOptions) -> Scores:
         from creval.benchmarks.metric_validity.report import score_items
 
         return score_items(self.items(options), records, options, _metrics(options))
 
-    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
+    def write_artifacts(self, scores: Scores, options: Any, out: Path) -> list[str]:
         from creval.benchmarks.metric_validity.plots import write_plots
 
         return write_plots(scores, out)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from creval.records import Scores
+
 
 def _pyplot() -> Any:
     try:
@@ -18,13 +20,13 @@ def _pyplot() -> Any:
     return plt
 
 
-def write_plots(scores: dict[str, Any], out: Path) -> list[str]:
+def write_plots(scores: Scores, out: Path) -> list[str]:
     """Write the PNG files into ``out``; returns their names (none without matplotlib)."""
     plt = _pyplot()
     if plt is None:
         return []
     written = []
-    values: dict[str, dict[str, list[float]]] = scores.get("values", {})
+    values: dict[str, dict[str, list[float]]] = scores.extra("values", {})
     for metric, sets in values.items():
         if not (sets.get("creative") or sets.get("uncreative")):
             continue
@@ -37,9 +39,9 @@ def write_plots(scores: dict[str, Any], out: Path) -> list[str]:
         ax.legend()
         written.append(_save(fig, plt, out / f"metric_{metric}.png"))
     lines = (
-        (scores.get("creativity_index", {}).get("uniqueness_by_l", []), "L",
+        (scores.extra("creativity_index", {}).get("uniqueness_by_l", []), "L",
          "minimum span length L (words)", "mean L-uniqueness", "ci_uniqueness_by_l.png"),
-        (scores.get("templates", {}).get("rate_by_n", []), "n",
+        (scores.extra("templates", {}).get("rate_by_n", []), "n",
          "template length n (POS tags)", "template rate", "template_rate_by_n.png"),
     )
     for rows, x, xlabel, ylabel, name in lines:

@@ -13,6 +13,7 @@ from creval.benchmarks.metric_validity.scoring import (
     diversity_scores,
     template_scores,
 )
+from creval.records import Scores
 from creval.runner.store import Record
 
 SMALL_INDEX_WORDS = 1_000_000
@@ -139,7 +140,7 @@ def _reference_texts(path: str | None) -> list[str] | None:
 
 
 def score_items(items: list[LabelledText], records: list[Record], options: Any,
-                metrics: list[str]) -> dict[str, Any]:
+                metrics: list[str]) -> Scores:
     per_text: PerText = {}
     excluded: Counter[str] = Counter()
     notes = [
@@ -218,21 +219,15 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
     metric_names = [row["metric"] for row in separation]
     table = [{"id": i.id, "set": "creative" if i.label else "uncreative", "group": i.group,
               **{m: _round4(per_text.get(i.id, {}).get(m)) for m in metric_names}} for i in items]
-    return {
-        "headline": headline,
-        "sections": [{"title": "Per-metric separation (seed 002 Table 2)", "rows": separation},
-                     *_sections(sets, metric_agreement(per_text), out, excluded)],
-        "table": table,
-        "separation": separation,
-        "per_item": {m: [per_text.get(i.id, {}).get(m) for i in items] for m in metric_names},
-        "set_table": sets,
-        "agreement": metric_agreement(per_text),
-        "excluded": dict(excluded),
-        "values": values,
-        "per_text": per_text,
-        **out,
-        "notes": notes,
-    }
+    return Scores(
+        headline=headline,
+        sections=[{"title": "Per-metric separation (seed 002 Table 2)", "rows": separation},
+                  *_sections(sets, metric_agreement(per_text), out, excluded)],
+        table=table,
+        per_item={m: [per_text.get(i.id, {}).get(m) for i in items] for m in metric_names},
+        notes=notes,
+    ).with_extra(separation=separation, set_table=sets, agreement=metric_agreement(per_text),
+                 excluded=dict(excluded), values=values, per_text=per_text, **out)
 
 
 def _round4(value: float | None) -> float | None:

@@ -23,6 +23,7 @@ from creval.benchmarks.common import load_prompt
 from creval.benchmarks.neocoder.data import NeoCoderDataset, load_neocoder, states
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest, Message
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -168,7 +169,7 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
         return Unit(key=f"denial-{problem_id}", run=run, meta={"problem_id": problem_id})
 
     # -- scoring ------------------------------------------------------------------------------
-    def score(self, records: list[Record], options: NeoCoderOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: NeoCoderOptions) -> Scores:
         if options.mode == "denial":
             from creval.benchmarks.neocoder.denial_report import denial_scores
 
@@ -185,21 +186,21 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
         detections = [d for r in records if r.status == "ok" for d in r.output.get("detections") or []]
         if detections:
             n = sum(bool(d.get("constrained")) for d in detections)
-            scores.setdefault("notes", []).append(
+            scores.notes.append(
                 f"Technique detection: {n} of {len(detections)} answers constrained to a JSON list "
                 "of vocabulary names (parsing stays strict)." if n else
                 "Technique detection: free text (not constrained to a JSON schema)."
             )
         return scores
 
-    def write_artifacts(self, scores: dict[str, Any], options: NeoCoderOptions, out: Path) -> list[str]:
+    def write_artifacts(self, scores: Scores, options: NeoCoderOptions, out: Path) -> list[str]:
         if options.mode == "denial":
             from creval.benchmarks.neocoder.denial_report import write_dataset
 
             return write_dataset(scores, self._dataset(options), out)
         from creval.benchmarks.neocoder.plot import plot_states
 
-        return plot_states(scores.get("states", []), out)
+        return plot_states(scores.extra("states", []), out)
 
 
 def _parse_states(text: str | None) -> set[int] | None:

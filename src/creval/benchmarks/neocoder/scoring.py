@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from creval.benchmarks.neocoder.data import NeoCoderDataset
+from creval.records import Scores
 
 Detector = Literal["llm", "static", "both"]
 
@@ -92,8 +93,8 @@ def _techniques(answer: dict[str, Any], llm: list[str] | None, settings: ScoreSe
 
 
 def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], settings: ScoreSettings
-                ) -> dict[str, Any]:
-    """The scores dict (headline, per-state table, notes) of solution ``items``."""
+                ) -> Scores:
+    """The scores (headline, per-state table, notes) of solution ``items``."""
     from creval.metrics import neogauge as ng
 
     human = dataset.human_techniques or {}
@@ -149,8 +150,8 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
     sections = [{"title": "NeoGauge per state", "rows": table}]
     if agreement:
         sections.append({"title": "LLM vs static technique detection", "rows": _agreement_rows(agreement)})
-    return {"headline": headline, "states": table, "table": rows, "sections": sections, "notes": notes,
-            "settings": settings.__dict__}
+    return Scores(headline=headline, table=rows, sections=sections, notes=notes).with_extra(
+        states=table, settings=settings.__dict__)
 
 
 def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSettings,

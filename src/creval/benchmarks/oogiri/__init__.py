@@ -21,6 +21,7 @@ from creval.benchmarks.oogiri.protocol import Settings, Templates, run_prompt
 from creval.benchmarks.oogiri.questions import CHOICE_TYPES, pick_unrelated
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -131,7 +132,7 @@ class Oogiri(Benchmark[OogiriOptions]):
             units.append(Unit(key=f"oogiri-{prompt.id}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: OogiriOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: OogiriOptions) -> Scores:
         from creval.benchmarks.oogiri.scoring import score_oogiri
 
         loaded = self._load(options)
@@ -139,8 +140,8 @@ class Oogiri(Benchmark[OogiriOptions]):
         return score_oogiri(records, relevance=options.relevance, loaded=info,
                             constrain_requested=options.constrain_answers)
 
-    def write_artifacts(self, scores: dict[str, Any], options: Any, out: Path) -> list[str]:
-        split = scores.get("split")
+    def write_artifacts(self, scores: Scores, options: Any, out: Path) -> list[str]:
+        split = scores.extra("split")
         if not split:
             return []
         (out / "split.json").write_text(json.dumps(split, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -26,6 +26,7 @@ from creval.metrics.ranking import (
     random_top1,
     top1,
 )
+from creval.records import Scores
 from creval.runner.store import Record
 
 
@@ -124,8 +125,8 @@ def _ranking_rows(
 def score_oogiri(
     records: list[Record], *, relevance: Literal["grade", "likes"], loaded: dict[str, Any],
     constrain_requested: bool = False,
-) -> dict[str, Any]:
-    """The scores dict of an oogiri run (``loaded``: source, exclusions and split)."""
+) -> Scores:
+    """The scores of an oogiri run (``loaded``: source, exclusions and split)."""
     ok = [r for r in records if r.status == "ok"]
     skipped_prompts = Counter(str(r.output["skipped"]) for r in ok if "skipped" in r.output)
     answered = [r for r in ok if "skipped" not in r.output]
@@ -164,14 +165,13 @@ def score_oogiri(
     if skipped_prompts:
         notes.append(f"{sum(skipped_prompts.values())} prompt(s) skipped: "
                      + "; ".join(f"{v} x {k}" for k, v in skipped_prompts.items()))
-    return {
-        "headline": headline,
-        "sections": [
+    return Scores(
+        headline=headline,
+        sections=[
             {"title": "Choice questions (mTn)", "rows": choice},
             {"title": "Ranking questions", "rows": [rank]},
             {"title": "Exclusions", "rows": exclusions},
         ],
-        "table": rank_table,
-        "split": loaded.get("split", {}),
-        "notes": notes,
-    }
+        table=rank_table,
+        notes=notes,
+    ).with_extra(split=loaded.get("split", {}))

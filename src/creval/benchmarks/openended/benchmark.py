@@ -17,6 +17,7 @@ from creval.benchmarks.common import load_prompt
 from creval.benchmarks.openended.stepwise import StepSettings, solve_stepwise
 from creval.errors import CrevalError
 from creval.models.base import Capabilities, Completion, GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -182,12 +183,11 @@ class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
             j_confidence=options.judge_j, l_verdict=options.judge_l, max_rounds=options.judge_rounds,
         )
 
-    def score(self, records: list[Record], options: OpenEndedOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: OpenEndedOptions) -> Scores:
         from creval.benchmarks.openended.scoring import score_openended
 
         scores = score_openended(records, options, domain=self.domain)
-        scores.setdefault("notes", []).append(constrained_judges_note(records))
-        return scores
+        return scores.model_copy(update={"notes": [*scores.notes, constrained_judges_note(records)]})
 
 
 def constrained_judges_note(records: list[Record]) -> str:

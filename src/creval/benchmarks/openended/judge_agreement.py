@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Literal
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -92,7 +93,7 @@ class MacGyverJudges(Benchmark[JudgeAgreementOptions]):
             units.append(Unit(key=f"label-{label.key}", run=run, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: JudgeAgreementOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: JudgeAgreementOptions) -> Scores:
         from creval.benchmarks.openended.benchmark import constrained_judges_note
         from creval.metrics.agreement import cohen_kappa
 
@@ -127,16 +128,16 @@ class MacGyverJudges(Benchmark[JudgeAgreementOptions]):
         chateval, multiagent = headline.get("chateval_tokens"), headline.get("multiagent_tokens")
         if chateval and multiagent is not None:
             headline["multiagent_tokens_vs_chateval"] = multiagent / chateval
-        return {
-            "headline": headline,
-            "table": rows,
-            "notes": [
+        return Scores(
+            headline=headline,
+            table=rows,
+            notes=[
                 f"A judge calls a solution correct when {'every criterion verdict is yes' if options.rule == 'all' else 'its effectiveness verdict is yes'}; "
                 "a verdict that did not parse makes the item undecided (left out of accuracy).",
                 "Human labels: correct_* = correct, wrong_* = incorrect (MacGyver's annotation).",
                 constrained_judges_note(records),
             ],
-        }
+        )
 
 
 def _correct(verdicts: dict[str, bool | None], rule: str) -> bool | None:

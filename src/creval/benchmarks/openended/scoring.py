@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from creval.errors import CrevalError
+from creval.records import Scores
 from creval.runner.store import Record
 
 ESTIMATORS = ("length_normalised", "probability_weighted", "discrete")
@@ -184,8 +185,8 @@ def _judge_summary(records: list[Record]) -> tuple[dict[str, Any], list[dict[str
     return headline, rows
 
 
-def score_openended(records: list[Record], options: Any, *, domain: str) -> dict[str, Any]:
-    """The scores dict of one run (see the module docstring)."""
+def score_openended(records: list[Record], options: Any, *, domain: str) -> Scores:
+    """The scores of one run (see the module docstring)."""
     from creval.embed import get_embedder
 
     ok = [r for r in records if r.status == "ok"]
@@ -237,15 +238,14 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> dict
            if options.single_candidate == "zero" else
            "Steps with fewer than 2 valid candidates are not scored (--single-candidate drop)."),
     ]
-    return {
-        "headline": headline,
-        "table": solutions,
-        "sections": [
+    return Scores(
+        headline=headline,
+        table=solutions,
+        sections=[
             {"title": "Judges", "rows": judge_rows},
             {"title": "Steps", "rows": [{k: v for k, v in s.items()} for s in steps]},
         ],
-        "resources": {"entailment": nli.identity(), "embedder": embedder.identity()},
-        "entailment_counts": nli.counts(),
-        "notes": notes,
-        "warnings": warnings,
-    }
+        resources={"entailment": nli.identity(), "embedder": embedder.identity()},
+        notes=notes,
+        warnings=warnings,
+    ).with_extra(entailment_counts=nli.counts())

@@ -7,13 +7,14 @@ over stories.
 from __future__ import annotations
 
 import statistics
-from typing import Any, Literal
+from typing import Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt, single_turn_unit, text_digest
 from creval.benchmarks.sat.stories import Story, load_stories
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit
 from creval.runner.store import Record
 
@@ -65,7 +66,7 @@ class SAT(Benchmark[SATOptions]):
             units.append(single_turn_unit(f"story-{story.id}", request, meta=meta))
         return units
 
-    def score(self, records: list[Record], options: SATOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: SATOptions) -> Scores:
         from creval.embed import get_embedder
         from creval.metrics.distance import paired_cosine_distances
 
@@ -95,19 +96,18 @@ class SAT(Benchmark[SATOptions]):
             {"id": s.id, "title": s.title, "distance": round(d, 4), "rewrite": t[:160]}
             for (s, t), d in zip(pairs, distances, strict=True)
         ]
-        return {
-            "headline": {"sat_mean": mean, "sat_std": std, "stories": len(distances),
-                         "empty_rewrites": len(empty)},
-            "per_item": {"sat_mean": distances},
-            "lang": options.lang,
-            "resources": {"embedder": embedder.identity()},
-            "table": table,
-            "notes": [
+        return Scores(
+            headline={"sat_mean": mean, "sat_std": std, "stories": len(distances),
+                      "empty_rewrites": len(empty)},
+            per_item={"sat_mean": list(distances)},
+            resources={"embedder": embedder.identity()},
+            table=table,
+            notes=[
                 "Score: cosine distance between embeddings of the original and the rewrite, "
                 "averaged over stories.",
                 "Empty rewrites are excluded from the mean and counted.",
             ],
-        }
+        ).with_extra(lang=options.lang)
 
 
 def _check_digest(story: Story, record: Record) -> None:

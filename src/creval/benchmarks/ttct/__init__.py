@@ -21,6 +21,7 @@ from creval.benchmarks.ttct.questions import Question, balanced, load_questions
 from creval.benchmarks.ttct.scoring import score_rubric_records
 from creval.judges.structured import as_text, render_rubric, rubric_schema
 from creval.models.base import GenerateRequest
+from creval.records import Scores
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -103,7 +104,7 @@ class RubricBenchmark(Benchmark[RubricOptions]):
         criteria = TTCT_CRITERIA_JA if self.lang == "ja" else TTCT_CRITERIA_EN
         return [c.labels[0].capitalize() for c in criteria]
 
-    def score(self, records: list[Record], options: RubricOptions) -> dict[str, Any]:
+    def score(self, records: list[Record], options: RubricOptions) -> Scores:
         return score_rubric_records(records, lang=self.lang, parser=options.parser)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from creval.records import Scores
 from creval.runner.store import Record
 
 CRITERIA = ("fluency", "flexibility", "originality", "elaboration")
@@ -52,7 +53,7 @@ def constrained_note(records: list[Record], key: str, what: str) -> str:
             "backend enforced it; parsing stays strict).")
 
 
-def score_rubric_records(records: list[Record], *, lang: str, parser: str) -> dict[str, Any]:
+def score_rubric_records(records: list[Record], *, lang: str, parser: str) -> Scores:
     """Headline criterion means, per task x criterion table, and parse failures."""
     from creval.metrics.rubric_agg import aggregate_rubric
 
@@ -66,21 +67,23 @@ def score_rubric_records(records: list[Record], *, lang: str, parser: str) -> di
         constrained_note(records, "judge_constrained", "Judge answers"),
     ]
     if not rows:
-        return {
-            "headline": {c: None for c in CRITERIA} | {"mean": None, "parsed": 0,
-                                                        "parse_failures": len(failures)},
-            "rubric": {"tasks": {}, "criteria": {}},
-            "table": [], "parse_failures": failures[:50], "notes": notes, "lang": lang,
-        }
+        return Scores(
+            headline={c: None for c in CRITERIA} | {"mean": None, "parsed": 0,
+                                                     "parse_failures": len(failures)},
+            table=[], notes=notes,
+        ).with_extra(rubric={"tasks": {}, "criteria": {}}, parse_failures=failures[:50], lang=lang)
     agg = aggregate_rubric(rows, criteria=CRITERIA)
-    return rubric_scores(agg, parsed=len(rows), failures=failures, notes=notes, lang=lang)
+    shaped = rubric_scores(agg, parsed=len(rows), failures=failures, notes=notes, lang=lang)
+    return Scores(headline=shaped["headline"], table=shaped["table"], notes=shaped["notes"]).with_extra(
+        rubric=shaped["rubric"], parse_failures=shaped["parse_failures"], lang=shaped["lang"])
 
 
 def rubric_scores(
     agg: dict[str, Any], *, parsed: int, failures: list[dict[str, Any]], notes: list[str],
     lang: str,
 ) -> dict[str, Any]:
-    """Shape an :func:`aggregate_rubric` result into scores.json content."""
+    """Shape an :func:`aggregate_rubric` result into the fields of :class:`Scores` (also the
+    Inspect integration's rubric metric)."""
     headline: dict[str, Any] = {c: agg["criteria"][c]["mean"] for c in CRITERIA}
     headline["mean"] = agg["mean"]
     headline |= {f"{c}_std": agg["criteria"][c]["std"] for c in CRITERIA}

@@ -189,8 +189,8 @@ def neocoder_scorer(**options: Any) -> Scorer:
         item = {"problem_id": meta["problem_id"], "round": meta["round"], "t": meta["t"],
                 "constraints": meta["constraints"], "answers": [state.output.completion]}
         scores = await anyio.to_thread.run_sync(score_items, dataset, [item], settings)
-        correct = bool(scores["headline"][f"pass@1@{meta['t']}"])
-        row = scores["table"][0] if scores["table"] else {}
+        correct = bool(scores.headline[f"pass@1@{meta['t']}"])
+        row = scores.table[0] if scores.table else {}
         verdict = row.get("verdict")
         return Score(value={"pass": 1.0 if correct else 0.0}, answer=str(verdict or ""),
                      explanation=f"sandbox verdict: {verdict}",
