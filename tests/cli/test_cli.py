@@ -163,3 +163,22 @@ def test_changed_generation_options_refuse_to_resume(tmp_path: Path) -> None:
                      "--temperature", "0.5", "--out", str(tmp_path / "run"))
     assert changed.returncode == 2
     assert "--temperature" in changed.stderr and "another --out" in changed.stderr
+
+
+@pytest.mark.parametrize("name", ["dat", "sat", "jcq", "neocoder"])
+def test_score_short_names_take_the_benchmarks_own_scoring_options(name: str) -> None:
+    from creval.benchmarks.base import get_benchmark
+
+    options = get_benchmark(name).Options
+    scoring = [n for n in options.model_fields if options.kind_of(n) == "scoring"]
+    assert scoring, f"{name} declares no scoring option"
+    done = creval("score", name, "--help", env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    for option in scoring:
+        assert "--" + option.replace("_", "-") in done.stdout, option
+
+
+def test_score_short_name_rejects_a_value_its_benchmark_rejects() -> None:
+    done = creval("score", "dat", "cat", "dog", "--variant", "bogus")
+    assert done.returncode == 2
+    assert "'bogus' is not one of" in done.stderr and "Traceback" not in done.stderr

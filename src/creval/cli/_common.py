@@ -166,3 +166,37 @@ def write_rows(rows: list[dict[str, Any]], out: Path | None, summary: str) -> No
     else:
         out.write_text(lines, encoding="utf-8")
     typer.echo(summary + (f" -> {out}" if out else ""), err=True)
+
+
+def benchmark_option_parameters(options_cls: Any, names: Iterable[str]) -> list[Any]:
+    """Command-line parameters (``inspect.Parameter`` for Typer) for the named options of a
+    benchmark's ``Options``, as the benchmark declares them: ``--name`` with its type, choices
+    and default, and its description as the help. The benchmark still validates the values
+    (``parse_options``: ranges, names to fix)."""
+    import inspect
+
+    parameters = []
+    for name in names:
+        field = options_cls.model_fields[name]
+        flag = "--" + name.replace("_", "-")
+        decls = f"{flag}/--no-{flag[2:]}" if field.annotation is bool else flag
+        option = typer.Option(decls, help=field.description or "")
+        annotation = Annotated[field.annotation, option]  # type: ignore[name-defined]  # built at run time
+        parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                            default=field.default, annotation=annotation))
+    return parameters
+
+
+CacheFile = Annotated[Path | None, typer.Option(
+    "--cache", help="Response cache file (SQLite). Default: the one creval run uses "
+                    "(~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR).")]
+NoCache = Annotated[bool, typer.Option(
+    "--no-cache", help="Do not read or write the response cache: ask the model again.")]
+
+
+def open_cache(cache: Path | None, no_cache: bool) -> Any:
+    """The response cache the ``--cache`` and ``--no-cache`` options ask for (None: no cache);
+    the caller closes it."""
+    from creval.runner.cache import ResponseCache, default_cache_path
+
+    return None if no_cache else ResponseCache(cache or default_cache_path())
