@@ -91,3 +91,18 @@ def test_novelty_refuses_a_single_run(tmp_path: Path) -> None:
     run = make_run(tmp_path / "one", {"p1": ["a"]}, {"p1": 0.1})
     done = novelty(str(run), "--mode", "runs")
     assert done.returncode == 2 and "at least two" in done.stderr
+
+
+def test_novelty_rerun_answers_from_the_response_cache(tmp_path: Path) -> None:
+    steps = {"p1": ["a"], "p2": ["a longer step"], "p3": ["the longest step of all"]}
+    run = make_run(tmp_path / "model", steps, {"p1": 0.1, "p2": 0.5, "p3": 0.9})
+    server = ChatServer(reply=prefer_longer)
+    try:
+        first = novelty(str(run), "--out", str(tmp_path / "a.json"), server=server)
+        asked = server.seen
+        again = novelty(str(run), "--out", str(tmp_path / "b.json"), server=server)
+    finally:
+        server.close()
+    assert first.returncode == 0 and again.returncode == 0, again.stderr
+    assert asked == 2 * 3 and server.seen == asked  # the rerun asked the judge nothing
+    assert json.loads((tmp_path / "a.json").read_text()) == json.loads((tmp_path / "b.json").read_text())

@@ -24,6 +24,7 @@ from typing import Annotated, Any
 
 import typer
 
+from creval.cli._common import CacheFile, NoCache, open_cache
 from creval.errors import CrevalError
 
 OPEN_ENDED = ("macgyver", "hypogen", "bookmia")
@@ -159,10 +160,14 @@ def novelty(
         help="pool mode: rank a seeded random sample of this many pairs per run (default all).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the --pool-size sample.")] = 0,
     out: Annotated[Path | None, typer.Option(help="Also write the result as JSON here.")] = None,
+    cache: CacheFile = None,
+    no_cache: NoCache = False,
 ) -> None:
-    """Rank final solutions by novelty (pairwise judge, both orders) and correlate with SE."""
+    """Rank final solutions by novelty (pairwise judge, both orders) and correlate with SE.
+    The judge's answers are kept in the response cache: a rerun asks only what it has not."""
     from creval.models import ModelOptions, get_model
     from creval.report.markdown import markdown_table
+    from creval.runner.cache import cached_generate
 
     if method not in ("merge", "bubble"):
         raise CrevalError("--method takes bubble or merge.")
@@ -183,14 +188,18 @@ def novelty(
         raise CrevalError(f"The runs mix benchmarks ({', '.join(sorted(domains))}); rank one at a time.")
     model = get_model(judge, ModelOptions(base_url=base_url))
     structured = model.capabilities.structured_output  # the answer's shape when it can be asked
+    store = open_cache(cache, no_cache)
+    generate = cached_generate(model, store)
 
     async def go() -> list[dict[str, Any]]:
         try:
             if mode == "pool":
-                return await rank_pools(runs, model.generate, method, pool_size, seed, structured)
-            return await rank_runs(runs, model.generate, method, structured)
+                return await rank_pools(runs, generate, method, pool_size, seed, structured)
+            return await rank_runs(runs, generate, method, structured)
         finally:
             await model.aclose()
+            if store is not None:
+                store.close()
 
     if mode == "pool":
         rows = asyncio.run(go())

@@ -103,16 +103,19 @@ class ResponseCache:
 
 
 def cached_generate(model: Any, store: ResponseCache | None) -> Callable[[GenerateRequest], Awaitable[list[Completion]]]:
-    """``model.generate`` answering first-sample requests from ``store`` when they were asked
-    before (and storing new answers), for instruments called outside a run (``None``: no cache)."""
+    """``model.generate`` answering one-sample requests from ``store`` when they were asked
+    before (and storing new answers), for instruments called outside a run (``None``: no cache).
+    Requests for several samples go to the model each time."""
 
     async def generate(request: GenerateRequest) -> list[Completion]:
+        if store is None or request.n != 1:
+            return list(await model.generate(request))
         key = cache_key(model.identity(), request, 0)
-        hit = store.get(key) if store is not None else None
+        hit = store.get(key)
         if hit is not None:
             return [hit]
         out: list[Completion] = await model.generate(request)
-        if store is not None and out:
+        if out:
             store.put(key, model.spec, out[0])
         return out
 

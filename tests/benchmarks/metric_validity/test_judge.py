@@ -132,3 +132,25 @@ def test_score_judge_and_sns_commands(tmp_path: Path) -> None:
     rows = {r["id"]: r for r in map(json.loads, sns.stdout.splitlines())}
     assert 0.0 < rows["a"]["sns"] < 2.0 and "parse_error" in rows["b"]
     assert "1 scored, 2 excluded" in sns.stderr
+
+
+def test_score_judge_rerun_answers_from_the_response_cache(tmp_path: Path) -> None:
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "a", "text": "Wrap a wide rubber band around the lid for grip."}\n'
+                     '{"id": "b", "text": "Tap the lid on the counter to break the seal."}\n',
+                     encoding="utf-8")
+    server = ChatServer(reply=_judge)
+    args = ("score", "judge", str(texts), "--domain", "problem-solving", "--judge", "openai:j",
+            "--base-url", server.url, "--cache", str(tmp_path / "cache.sqlite"))
+    env = {"OPENAI_API_KEY": "test"}
+    try:
+        first = creval(*args, env=env)
+        asked = server.seen
+        again = creval(*args, env=env)
+        cached = server.seen - asked
+        fresh = creval(*args, "--no-cache", env=env)
+    finally:
+        server.close()
+    assert first.returncode == again.returncode == fresh.returncode == 0, again.stderr
+    assert asked == 2 and cached == 0 and server.seen == 4  # --no-cache asks again
+    assert again.stdout == first.stdout == fresh.stdout

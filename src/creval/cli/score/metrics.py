@@ -13,7 +13,15 @@ from typing import Annotated, Any
 
 import typer
 
-from creval.cli._common import Out, TextField, read_texts, write_rows
+from creval.cli._common import (
+    CacheFile,
+    NoCache,
+    Out,
+    TextField,
+    open_cache,
+    read_texts,
+    write_rows,
+)
 from creval.errors import CrevalError
 
 
@@ -100,25 +108,35 @@ def score_templates(
                       f"template rate {rate if rate is None else round(rate, 4)} over {len(usable)} texts")
 
 
-def _ask_all(spec: str, base_url: str | None, prompts: list[str], max_tokens: int) -> list[str | Exception]:
-    """One answer per prompt from ``spec`` at temperature 0 (errors kept per prompt)."""
+def _ask_all(spec: str, base_url: str | None, prompts: list[str], max_tokens: int,
+             cache: Path | None, no_cache: bool) -> list[str | Exception]:
+    """One answer per prompt from ``spec`` at temperature 0 (errors kept per prompt), answered
+    from the response cache when asked before."""
     import asyncio
 
     from creval.models import ModelOptions, get_model
     from creval.models.base import GenerateRequest, ModelError
+    from creval.runner.cache import cached_generate
 
     model = get_model(spec, ModelOptions(base_url=base_url))
+    store = open_cache(cache, no_cache)
+    generate = cached_generate(model, store)
 
     async def ask(prompt: str) -> str | Exception:
         request = GenerateRequest.chat(prompt, temperature=0.0, max_tokens=max_tokens, seed=0)
         try:
-            (completion,) = await model.generate(request)
+            (completion,) = await generate(request)
         except ModelError as exc:
             return exc
         return completion.text
 
     async def run() -> list[str | Exception]:
-        return [await ask(p) for p in prompts]
+        try:
+            return [await ask(p) for p in prompts]
+        finally:
+            await model.aclose()
+            if store is not None:
+                store.close()
 
     return asyncio.run(run())
 
@@ -136,6 +154,8 @@ def score_judge(
     max_tokens: Annotated[int, typer.Option(help="Maximum tokens of an answer.")] = 512,
     text_field: TextField = "text",
     out: Out = None,
+    cache: CacheFile = None,
+    no_cache: NoCache = False,
 ) -> None:
     """Rubric judge with chain of thought (seed 002): every criterion's score per text, strictly parsed."""
     from creval._util.prompts import format_prompt
@@ -147,7 +167,7 @@ def score_judge(
     template = judge_template(domain, prompt_file)
     prompts = [format_prompt(template, prompt_file or f"the {domain} rubric", text=t) for _, t in texts]
     rows: list[dict[str, Any]] = []
-    for (text_id, text), answer in zip(texts, _ask_all(judge, base_url, prompts, max_tokens), strict=True):
+    for (text_id, text), answer in zip(texts, _ask_all(judge, base_url, prompts, max_tokens, cache, no_cache), strict=True):
         if not text.strip():
             rows.append({"id": text_id, "excluded": "empty text"})
         elif isinstance(answer, Exception):
@@ -165,6 +185,8 @@ def score_sns(
     embedder: Annotated[str, typer.Option(help="Embedder of the concepts.")] = "minilm",
     text_field: TextField = "text",
     out: Out = None,
+    cache: CacheFile = None,
+    no_cache: NoCache = False,
 ) -> None:
     """Semantic Novelty Score: five core concepts named by the judge model, mean pairwise cosine distance."""
     from creval._util.prompts import format_prompt
@@ -174,7 +196,7 @@ def score_sns(
     prompts = [format_prompt(concepts_template(), "the SNS concepts prompt", text=t) for _, t in texts]
     rows: list[dict[str, Any]] = []
     concepts: dict[str, list[str]] = {}
-    for (text_id, text), answer in zip(texts, _ask_all(judge, base_url, prompts, 128), strict=True):
+    for (text_id, text), answer in zip(texts, _ask_all(judge, base_url, prompts, 128, cache, no_cache), strict=True):
         if not text.strip():
             rows.append({"id": text_id, "excluded": "empty text"})
         elif isinstance(answer, Exception):
