@@ -1,14 +1,15 @@
 # Two commands do all set-up on a fresh machine (see README):
 #   make demo   creates .venv, installs creval with everything, runs every benchmark family small
 #               on the offline default model
-#   make test   the same set-up, then ruff, mypy and the whole test suite
+#   make test   the same set-up, then ruff, mypy, the documentation site (warnings as errors)
+#               and the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.creval-installed
 OUT ?= runs/demo
 
-.PHONY: demo test lint setup bench clean
+.PHONY: demo test lint docs setup bench clean
 
 setup: $(STAMP)
 
@@ -37,10 +38,15 @@ demo: $(STAMP)
 		--judge-max-tokens 64 --threads $(shell nproc) --out $(OUT)/lotbench
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench docs/_ext
 	$(VENV)/bin/mypy
 
-test: $(STAMP) lint
+# The documentation site (mkdocs.yml, docs/, API pages from the docstrings) into site/; any
+# warning (a broken link, a docstring reference to nothing) fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+test: $(STAMP) lint docs
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
@@ -57,4 +63,4 @@ bench: $(STAMP)
 	$(PY) bench/neocoder_mcts.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) runs site .pytest_cache .mypy_cache .ruff_cache
