@@ -137,6 +137,7 @@ def roles_table(cls: Any) -> Any:
                       f"endpoint of the {role} model (with --{role}: --base-url by default)")
     return table
 
+TextsFile = Annotated[Path, typer.Argument(help="JSONL texts.")]
 TextField = Annotated[str, typer.Option(help="The text field of each JSONL line.")]
 Out = Annotated[Path | None, typer.Option(help="Write the JSON lines here instead of stdout.")]
 

@@ -18,6 +18,7 @@ from creval.cli._common import (
     NoCache,
     Out,
     TextField,
+    TextsFile,
     open_cache,
     read_texts,
     write_rows,
@@ -26,7 +27,7 @@ from creval.errors import CrevalError
 
 
 def score_ci(
-    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    file: TextsFile,
     index: Annotated[str | None, typer.Option(help="Local index folder (creval index build), or api:NAME for the infini-gram API; default: the small starter index.")] = None,
     min_l: Annotated[int, typer.Option(help="Smallest L of the range.")] = 5,
     max_l: Annotated[int, typer.Option(help="Largest L of the range.")] = 7,
@@ -65,7 +66,7 @@ def score_ci(
 
 
 def score_templates(
-    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    file: TextsFile,
     n: Annotated[int, typer.Option(help="Template length (POS tags).")] = 5,
     top_k: Annotated[int, typer.Option(help="Number of templates.")] = 100,
     reference: Annotated[Path | None, typer.Option(help="Mine the templates from these JSONL texts instead of the scored ones.")] = None,
@@ -146,7 +147,7 @@ BaseUrl = Annotated[str | None, typer.Option(help="Endpoint of an openai: judge.
 
 
 def score_judge(
-    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    file: TextsFile,
     domain: Annotated[str, typer.Option(help="Rubric: writing, problem-solving or ideation.")] = "writing",
     judge: JudgeSpec = "local",
     base_url: BaseUrl = None,
@@ -179,7 +180,7 @@ def score_judge(
 
 
 def score_sns(
-    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    file: TextsFile,
     judge: JudgeSpec = "local",
     base_url: BaseUrl = None,
     embedder: Annotated[str, typer.Option(help="Embedder of the concepts.")] = "minilm",

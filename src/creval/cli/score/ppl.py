@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from creval.cli._common import Out, TextField, read_texts, write_rows
+from creval.cli._common import Out, TextField, TextsFile, read_texts, write_rows
 from creval.errors import CrevalError
 
 
@@ -57,7 +57,7 @@ def _check(backend: Any) -> None:
 
 
 def score_ppl(
-    file: Annotated[Path, typer.Argument(help="JSONL texts.")],
+    file: TextsFile,
     model: Annotated[str, typer.Option("--model", "-m", help="local, local:PATH.gguf, hf:NAME, or openai:NAME with --prompt-logprobs.")] = "local",
     base_url: Annotated[str | None, typer.Option(help="Endpoint of an openai: model.")] = None,
     prompt_logprobs: Annotated[str, typer.Option(help="openai: how the endpoint gives prompt log-probabilities: off, auto (probe once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
