@@ -38,7 +38,7 @@ demo: $(STAMP)
 		--judge-max-tokens 64 --threads $(shell nproc) --out $(OUT)/lotbench
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench docs/_ext
+	$(VENV)/bin/ruff check src tests bench docs/_ext examples
 	$(VENV)/bin/mypy
 
 # The documentation site (mkdocs.yml, docs/, API pages from the docstrings) into site/; any
