@@ -55,10 +55,10 @@ async def _judge_runs(runs: list[SATRun], judge: str, base_url: str | None,
                       prompt_file: str | None, concurrency: int, cache: bool) -> dict[str, list[int | None]]:
     from creval.judges.story import StoryRatingJudge
     from creval.models import ModelOptions, get_model
-    from creval.runner.cache import ResponseCache, cached_generate, default_cache_path
+    from creval.runner.cache import cached_generate, open_cache
 
     model = get_model(judge, ModelOptions(base_url=base_url))
-    store = ResponseCache(default_cache_path()) if cache else None
+    store = open_cache(enabled=cache)
     generate = cached_generate(model, store)
     rater = StoryRatingJudge.create(generate, prompt_file=prompt_file,
                                     structured=model.capabilities.structured_output)

@@ -193,11 +193,3 @@ CacheFile = Annotated[Path | None, typer.Option(
                     "(~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR).")]
 NoCache = Annotated[bool, typer.Option(
     "--no-cache", help="Do not read or write the response cache: ask the model again.")]
-
-
-def open_cache(cache: Path | None, no_cache: bool) -> Any:
-    """The response cache the ``--cache`` and ``--no-cache`` options ask for (None: no cache);
-    the caller closes it."""
-    from creval.runner.cache import ResponseCache, default_cache_path
-
-    return None if no_cache else ResponseCache(cache or default_cache_path())

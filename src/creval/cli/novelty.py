@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 import typer
 
-from creval.cli._common import CacheFile, NoCache, open_cache
+from creval.cli._common import CacheFile, NoCache
 from creval.errors import CrevalError
 
 OPEN_ENDED = ("macgyver", "hypogen", "bookmia")
@@ -167,7 +167,7 @@ def novelty(
     The judge's answers are kept in the response cache: a rerun asks only what it has not."""
     from creval.models import ModelOptions, get_model
     from creval.report.markdown import markdown_table
-    from creval.runner.cache import cached_generate
+    from creval.runner.cache import cached_generate, open_cache
 
     if method not in ("merge", "bubble"):
         raise CrevalError("--method takes bubble or merge.")
@@ -188,7 +188,7 @@ def novelty(
         raise CrevalError(f"The runs mix benchmarks ({', '.join(sorted(domains))}); rank one at a time.")
     model = get_model(judge, ModelOptions(base_url=base_url))
     structured = model.capabilities.structured_output  # the answer's shape when it can be asked
-    store = open_cache(cache, no_cache)
+    store = open_cache(cache, enabled=not no_cache)
     generate = cached_generate(model, store)
 
     async def go() -> list[dict[str, Any]]:

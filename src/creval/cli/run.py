@@ -10,6 +10,8 @@ import typer
 
 from creval.cli._common import (
     OPTION_KINDS,
+    CacheFile,
+    NoCache,
     flag_options,
     get_console,
     options_table,
@@ -66,8 +68,8 @@ def run(
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
-    cache: Annotated[Path | None, typer.Option(help="Response cache file (SQLite). Default: ~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR.")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
+    cache: CacheFile = None,
+    no_cache: NoCache = False,
     rescore: Annotated[bool, typer.Option(help="Score again even if nothing changed.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
     preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge, models and resources as its paper used them (checked before the run).")] = None,

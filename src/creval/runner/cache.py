@@ -102,6 +102,12 @@ class ResponseCache:
         self._db.close()
 
 
+def open_cache(path: Path | None = None, *, enabled: bool = True) -> ResponseCache | None:
+    """The response cache at ``path`` (default: the one ``creval run`` uses), or None when
+    ``enabled`` is False (``--no-cache``); the caller closes it."""
+    return ResponseCache(path or default_cache_path()) if enabled else None
+
+
 def cached_generate(model: Any, store: ResponseCache | None) -> Callable[[GenerateRequest], Awaitable[list[Completion]]]:
     """``model.generate`` answering one-sample requests from ``store`` when they were asked
     before (and storing new answers), for instruments called outside a run (``None``: no cache).

@@ -19,7 +19,6 @@ from creval.cli._common import (
     Out,
     TextField,
     TextsFile,
-    open_cache,
     read_texts,
     write_rows,
 )
@@ -117,10 +116,10 @@ def _ask_all(spec: str, base_url: str | None, prompts: list[str], max_tokens: in
 
     from creval.models import ModelOptions, get_model
     from creval.models.base import GenerateRequest, ModelError
-    from creval.runner.cache import cached_generate
+    from creval.runner.cache import cached_generate, open_cache
 
     model = get_model(spec, ModelOptions(base_url=base_url))
-    store = open_cache(cache, no_cache)
+    store = open_cache(cache, enabled=not no_cache)
     generate = cached_generate(model, store)
 
     async def ask(prompt: str) -> str | Exception:

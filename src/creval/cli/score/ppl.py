@@ -9,12 +9,11 @@ or ``excluded`` with the reason); the summary line gives the requests and cache 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from creval.cli._common import Out, TextField, TextsFile, read_texts, write_rows
+from creval.cli._common import CacheFile, NoCache, Out, TextField, TextsFile, read_texts, write_rows
 from creval.errors import CrevalError
 
 
@@ -63,8 +62,8 @@ def score_ppl(
     prompt_logprobs: Annotated[str, typer.Option(help="openai: how the endpoint gives prompt log-probabilities: off, auto (probe once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
     window: Annotated[int | None, typer.Option(help="Tokens per window for long texts (default: the model's context).", min=2)] = None,
     stride: Annotated[int | None, typer.Option(help="Tokens between window starts (default: half the window).", min=1)] = None,
-    cache: Annotated[Path | None, typer.Option(help="Response cache file (default: the one creval run uses).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
+    cache: CacheFile = None,
+    no_cache: NoCache = False,
     text_field: TextField = "text",
     out: Out = None,
 ) -> None:
@@ -75,7 +74,7 @@ def score_ppl(
     from creval.metrics.perplexity import corpus_perplexity
     from creval.models import ModelOptions, get_model
     from creval.models.prompt_scoring import SCORING_BACKENDS
-    from creval.runner.cache import ResponseCache, default_cache_path
+    from creval.runner.cache import open_cache
     from creval.runner.engine import Runner
     from creval.runner.store import RunStore
 
@@ -90,7 +89,7 @@ def score_ppl(
         _check(backend)  # reachable, and probed under auto
     if not backend.capabilities.prompt_logprobs:
         raise CrevalError(refusal.replace("gives no", "was probed and gives no"))
-    store_cache = None if no_cache else ResponseCache(cache or default_cache_path())
+    store_cache = open_cache(cache, enabled=not no_cache)
     units = [_unit(f"text-{i}", text, window, stride) for i, (_, text) in enumerate(texts)]
     with tempfile.TemporaryDirectory(prefix="creval-ppl-") as tmp:
         runner = Runner(RunStore(tmp), {"target": backend}, cache=store_cache, progress=False)
