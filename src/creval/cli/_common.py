@@ -103,6 +103,7 @@ def flag_options(benchmarks: Iterable[Any]) -> set[str]:
     return {name for bench in benchmarks for name, field in bench.Options.model_fields.items()
             if field.annotation is bool}
 
+
 def role_values(
     names: list[str], values: dict[str, Any], role_flags: list[str]
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
@@ -137,6 +138,7 @@ def roles_table(cls: Any) -> Any:
                       f"endpoint of the {role} model (with --{role}: --base-url by default)")
     return table
 
+
 TextsFile = Annotated[Path, typer.Argument(help="JSONL texts.")]
 TextField = Annotated[str, typer.Option(help="The text field of each JSONL line.")]
 Out = Annotated[Path | None, typer.Option(help="Write the JSON lines here instead of stdout.")]
@@ -167,25 +169,6 @@ def write_rows(rows: list[dict[str, Any]], out: Path | None, summary: str) -> No
     else:
         out.write_text(lines, encoding="utf-8")
     typer.echo(summary + (f" -> {out}" if out else ""), err=True)
-
-
-def benchmark_option_parameters(options_cls: Any, names: Iterable[str]) -> list[Any]:
-    """Command-line parameters (``inspect.Parameter`` for Typer) for the named options of a
-    benchmark's ``Options``, as the benchmark declares them: ``--name`` with its type, choices
-    and default, and its description as the help. The benchmark still validates the values
-    (``parse_options``: ranges, names to fix)."""
-    import inspect
-
-    parameters = []
-    for name in names:
-        field = options_cls.model_fields[name]
-        flag = "--" + name.replace("_", "-")
-        decls = f"{flag}/--no-{flag[2:]}" if field.annotation is bool else flag
-        option = typer.Option(decls, help=field.description or "")
-        annotation = Annotated[field.annotation, option]  # type: ignore[name-defined]  # built at run time
-        parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
-                                            default=field.default, annotation=annotation))
-    return parameters
 
 
 CacheFile = Annotated[Path | None, typer.Option(

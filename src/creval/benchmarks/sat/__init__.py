@@ -7,7 +7,7 @@ over stories.
 from __future__ import annotations
 
 import statistics
-from typing import Literal
+from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt, single_turn_unit, text_digest
@@ -67,9 +67,6 @@ class SAT(Benchmark[SATOptions]):
         return units
 
     def score(self, records: list[Record], options: SATOptions) -> Scores:
-        from creval.embed import get_embedder
-        from creval.metrics.distance import paired_cosine_distances
-
         originals = {s.id: s for s in load_stories(options.stories, options.lang)}
         pairs = []
         empty = []
@@ -83,13 +80,7 @@ class SAT(Benchmark[SATOptions]):
             elif story_id in originals:
                 _check_digest(originals[story_id], r)
                 pairs.append((originals[story_id], text))
-        spec = options.embedder or DEFAULT_EMBEDDER[options.lang]
-        embedder = get_embedder(spec)
-        distances: list[float] = []
-        if pairs:
-            a = embedder.embed([s.story for s, _ in pairs])
-            b = embedder.embed([t for _, t in pairs])
-            distances = [float(d) for d in paired_cosine_distances(a, b)]
+        distances, embedder = rewrite_distances([(s.story, t) for s, t in pairs], options)
         mean = statistics.fmean(distances) if distances else None
         std = statistics.stdev(distances) if len(distances) > 1 else None
         table = [
@@ -100,7 +91,7 @@ class SAT(Benchmark[SATOptions]):
             headline={"sat_mean": mean, "sat_std": std, "stories": len(distances),
                       "empty_rewrites": len(empty)},
             per_item={"sat_mean": list(distances)},
-            resources={"embedder": embedder.identity()},
+            resources={"embedder": embedder},
             table=table,
             notes=[
                 "Score: cosine distance between embeddings of the original and the rewrite, "
@@ -108,6 +99,22 @@ class SAT(Benchmark[SATOptions]):
                 "Empty rewrites are excluded from the mean and counted.",
             ],
         ).with_extra(lang=options.lang)
+
+
+def rewrite_distances(
+    pairs: list[tuple[str, str]], options: SATOptions
+) -> tuple[list[float], dict[str, Any]]:
+    """The cosine distance of each ``(original, rewrite)`` pair under the options' embedder
+    (``--embedder``, else the language's default), and that embedder's identity."""
+    from creval.embed import get_embedder
+    from creval.metrics.distance import paired_cosine_distances
+
+    embedder = get_embedder(options.embedder or DEFAULT_EMBEDDER[options.lang])
+    if not pairs:
+        return [], embedder.identity()
+    originals = embedder.embed([o for o, _ in pairs])
+    rewrites = embedder.embed([r for _, r in pairs])
+    return [float(d) for d in paired_cosine_distances(originals, rewrites)], embedder.identity()
 
 
 def _check_digest(story: Story, record: Record) -> None:

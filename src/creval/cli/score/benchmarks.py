@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -93,9 +93,7 @@ def sat_pairs(
     import statistics
 
     from creval.benchmarks.common import jsonl_objects
-    from creval.benchmarks.sat import DEFAULT_EMBEDDER
-    from creval.embed import get_embedder
-    from creval.metrics.distance import paired_cosine_distances
+    from creval.benchmarks.sat import rewrite_distances
 
     if not file.is_file():
         raise CrevalError(f"{file} does not exist.")
@@ -111,13 +109,10 @@ def sat_pairs(
         pairs.append((str(row.get("id", number)), row["original"], row["rewrite"]))
     if not pairs:
         raise CrevalError(f"{file} holds no pairs.")
-    model = get_embedder(options.embedder or DEFAULT_EMBEDDER[options.lang])
-    distances = paired_cosine_distances(
-        model.embed([p[1] for p in pairs]), model.embed([p[2] for p in pairs])
-    )
+    distances, _ = rewrite_distances([(p[1], p[2]) for p in pairs], options)
     for (key, _, _), d in zip(pairs, distances, strict=True):
-        typer.echo(f"{key}\t{float(d):.4f}")
-    typer.echo(f"sat_mean={statistics.fmean(float(d) for d in distances):.4f} n={len(pairs)}")
+        typer.echo(f"{key}\t{d:.4f}")
+    typer.echo(f"sat_mean={statistics.fmean(distances):.4f} n={len(pairs)}")
 
 
 def jcq_judgements(
@@ -214,11 +209,27 @@ THIN_NAMES = {
 }
 
 
+def benchmark_option_parameters(options_cls: Any, names: Iterable[str]) -> list[Any]:
+    """Command-line parameters (``inspect.Parameter`` for Typer) for the named options of a
+    benchmark's ``Options``, as the benchmark declares them: ``--name`` with its type, choices
+    and default, and its description as the help. The benchmark still validates the values
+    (``parse_options``: ranges, names to fix)."""
+    parameters = []
+    for name in names:
+        field = options_cls.model_fields[name]
+        flag = "--" + name.replace("_", "-")
+        decls = f"{flag}/--no-{flag[2:]}" if field.annotation is bool else flag
+        option = typer.Option(decls, help=field.description or "")
+        annotation = Annotated[field.annotation, option]  # type: ignore[name-defined]  # built at run time
+        parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                            default=field.default, annotation=annotation))
+    return parameters
+
+
 def thin_command(name: str) -> Any:
     """The click command of ``creval score NAME``: the input adapter's own parameters, then
     the benchmark's options, each as the benchmark declares it."""
     from creval.benchmarks.base import get_benchmark
-    from creval.cli._common import benchmark_option_parameters
 
     thin = THIN_NAMES[name]
     bench = get_benchmark(thin.benchmark)
