@@ -264,7 +264,7 @@ def _samples(view: dict[str, Any]) -> str:
 def render_html(manifest: dict[str, Any], scores: Scores, view: dict[str, Any],
                 run_dir: Path, analyses: list[Analysis] | None = None) -> str:
     """The report page of one run, with the analyses saved into it."""
-    name = scores.benchmark
+    name = scores.benchmark or manifest.get("benchmark", "?")
     units = scores.units
     plots, drawn = render_plots(scores)
     warnings = [*scores.warnings, *scores.run_warnings]

@@ -45,7 +45,7 @@ def markdown_table(rows: list[dict[str, Any]], columns: list[str] | None = None)
 def render_report(manifest: dict[str, Any], scores: Scores,
                   analyses: list[Analysis] | None = None) -> str:
     """The report of one run as Markdown, with the analyses saved into it."""
-    name = scores.benchmark
+    name = scores.benchmark or manifest.get("benchmark", "?")
     out = [f"# creval run: {name}", ""]
     out.append(f"- model: `{manifest.get('model_spec')}`")
     if isinstance(manifest.get("judge"), dict):
