@@ -27,13 +27,13 @@ def commands_in(page: Path) -> list[tuple[int, list[str]]]:
             continue
         if not in_bash:
             continue
-        code = line.split(" #", 1)[0].rstrip() if not pending else line.split(" #", 1)[0].rstrip()
+        code = line.split(" #", 1)[0].rstrip()  # a comment may follow a continued line
         if not pending:
             start = number
         pending += " " + code.rstrip("\\")
         if code.endswith("\\"):
             continue
-        words = shlex.split(pending, comments=True)
+        words = shlex.split(pending)
         pending = ""
         if words and words[0] == "creval":
             found.append((start, words[1:]))
