@@ -29,6 +29,8 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "list_benchmarks",
+    "profile",
+    "read_profile",
     "read_run",
     "read_runs",
 ]
@@ -41,6 +43,8 @@ _WHERE = {
     "Manifest": "creval.records",
     "Record": "creval.records",
     "Scores": "creval.records",
+    "profile": "creval.evaluation.profile",
+    "read_profile": "creval.reader",
     "Run": "creval.reader",
     "read_run": "creval.reader",
     "read_runs": "creval.reader",
@@ -49,7 +53,8 @@ _WHERE = {
 if TYPE_CHECKING:
     from creval.errors import CrevalError
     from creval.evaluation.api import EvalResult, evaluate, evaluate_async
-    from creval.reader import Run, read_run, read_runs
+    from creval.evaluation.profile import profile
+    from creval.reader import Run, read_profile, read_run, read_runs
     from creval.records import Manifest, Record, Scores
 
 

@@ -180,3 +180,88 @@ def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
     if not runs:
         raise CrevalError(f"No creval run directory (with {MANIFEST}) found for {paths!r}.")
     return Runs(runs)
+
+
+PROFILE = "profile.json"
+#: Columns of :meth:`Profile.df`, one row per measurement.
+PROFILE_COLUMNS = ("model", "size", "family", "benchmark", "key", "kind", "label", "value",
+                   "low", "high", "n", "weak", "placed", "not_comparable")
+
+
+class Profile:
+    """One profile directory (``creval profile``), read-only. Build it with :func:`read_profile`."""
+
+    def __init__(self, path: Path, document: dict[str, Any]) -> None:
+        self.path = path
+        self.document = document
+
+    def __repr__(self) -> str:
+        return f"Profile({str(self.path)!r}, model={self.model!r}, size={self.document.get('size')!r})"
+
+    @property
+    def model(self) -> str:
+        return str(self.document.get("model", "?"))
+
+    def measurements(self) -> list[dict[str, Any]]:
+        """Every measurement of every family, as written in ``profile.json``."""
+        return [m for f in self.document.get("families", []) for m in f.get("measurements", [])]
+
+    def runs(self) -> Runs:
+        """The run directories of the profile, one per benchmark."""
+        return read_runs(self.path)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [{"model": self.model, "size": self.document.get("size"),
+                 "family": m["family"], "benchmark": m["benchmark"], "key": m["key"],
+                 "kind": m["kind"], "label": m["label"], "value": m["value"], "low": m["low"],
+                 "high": m["high"], "n": m["n"], "weak": "; ".join(m["weak"]),
+                 "placed": sum(bool(r["comparable"]) for r in m["references"]),
+                 "not_comparable": sum(not r["comparable"] for r in m["references"])}
+                for m in self.measurements()]
+
+    def df(self) -> pd.DataFrame:
+        """One row per measurement: model, family, benchmark, key, kind, value and its
+        interval, items, weaknesses, and how many published values it was placed among."""
+        return _pandas().DataFrame(self.rows(), columns=list(PROFILE_COLUMNS))
+
+
+class Profiles(list[Profile]):
+    """Several profiles, to compare models: :meth:`df` stacks them and ranks each measure."""
+
+    def df(self) -> pd.DataFrame:
+        """One row per (model, measurement), with ``rank``, ``rank_low``, ``rank_high``
+        (the ranks the intervals allow) and ``tied`` (an interval overlaps another model's)."""
+        from creval.metrics.ranking import interval_ranks
+
+        rows = [row for p in self for row in p.rows()]
+        by_measure: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in rows:
+            by_measure.setdefault((row["benchmark"], row["key"]), []).append(row)
+        for group in by_measure.values():
+            scored = [r for r in group if r["value"] is not None]
+            ranks = interval_ranks([(r["value"], r["low"], r["high"]) for r in scored])
+            for r, (rank, low, high, tied) in zip(scored, ranks, strict=True):
+                r.update(rank=rank, rank_low=low, rank_high=high, tied=tied)
+        columns = [*PROFILE_COLUMNS, "rank", "rank_low", "rank_high", "tied"]
+        return _pandas().DataFrame(rows, columns=columns)
+
+
+def read_profile(path: str | Path) -> Profile:
+    """The profile directory ``path`` (it must hold ``profile.json``), read-only."""
+    root = Path(path)
+    file = root / PROFILE
+    if not file.is_file():
+        raise CrevalError(f"{root} is not a creval profile directory (no {PROFILE}); "
+                          "write one with `creval profile --model SPEC --out DIR`.")
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CrevalError(f"{file} is not a creval profile ({exc}).") from None
+    if not isinstance(document, dict) or "families" not in document:
+        raise CrevalError(f"{file} is not a creval profile (no families).")
+    return Profile(root, document)
+
+
+def read_profiles(paths: Iterable[str | Path]) -> Profiles:
+    """Profiles from profile directories, in the order given."""
+    return Profiles(read_profile(p) for p in paths)

@@ -1,6 +1,6 @@
 """The ``creval`` command line: one module per command group, registered on :data:`app`.
 
-``run`` (``list``, ``run``), ``report`` (``report``, ``compare``, ``correlate``,
+``run`` (``list``, ``run``), ``profile``, ``report`` (``report``, ``compare``, ``correlate``,
 ``agreement``), ``score``, ``analyze``, ``index``, ``data``, ``play``, ``train``, ``sandbox``
 and ``novelty``; what they share (error handling, options, roles) is in ``_common``. The
 commands call :mod:`creval.evaluation` and the layers below; nothing imports this package.
@@ -31,6 +31,7 @@ def _register_subcommands() -> None:
     from creval.cli.index import index_app
     from creval.cli.novelty import novelty
     from creval.cli.play import play_app
+    from creval.cli.profile import profile
     from creval.cli.sandbox import sandbox_app
     from creval.cli.score import score_app
     from creval.cli.train import train_app
@@ -39,6 +40,7 @@ def _register_subcommands() -> None:
     app.command("run", context_settings={
         "allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": [],
     })(run.run)
+    app.command("profile")(profile)
     app.command("report")(report.report)
     app.command("compare")(report.compare)
     app.command("correlate")(report.correlate)

@@ -30,16 +30,19 @@ def report(
 
 
 def compare(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders holding runs) of several models.")],
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders holding runs) of several models, or profile directories (creval profile) to rank models across the battery.")],
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
     html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
 ) -> None:
     """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
     intervals, units, requests and tokens."""
-    from creval.reader import read_runs
+    from creval.reader import PROFILE, read_runs
     from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
 
+    if run_dirs and all((d / PROFILE).is_file() for d in run_dirs):
+        _compare_profiles(run_dirs, csv)
+        return
     if not 0 < confidence < 1:
         raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
     boards = leaderboard(read_runs(run_dirs), confidence=confidence)
@@ -50,6 +53,18 @@ def compare(
         csv.write_text(to_csv(boards), encoding="utf-8")
     if html is not None:
         html.write_text(to_html(boards), encoding="utf-8")
+
+
+def _compare_profiles(dirs: list[Path], csv: Path | None) -> None:
+    """``creval compare PROFILE_DIR...``: the models ranked per measure, with intervals."""
+    from creval.reader import read_profiles
+    from creval.report.profile_compare import profile_leaderboard, render_profile_leaderboard
+
+    profiles = read_profiles(dirs)
+    rows = profile_leaderboard(profiles)
+    typer.echo(render_profile_leaderboard(rows))
+    if csv is not None:
+        profiles.df().to_csv(csv, index=False)
 
 
 def correlate(

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from creval.evaluation.runs import RunResult, RunSettings, plan_runs, run_benchmark
 from creval.models import ModelOptions
@@ -101,19 +101,12 @@ def evaluate(
     names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
     plans = plan_runs(names, dict(options), Path(out) if out is not None else None, model,
                       preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
-    model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
-                                 concurrency=concurrency, threads=threads,
-                                 structured_output=structured_output,
-                                 prompt_logprobs=prompt_logprobs)
-    settings = RunSettings(
-        model=model, model_options=model_options, judge=judge,
-        judge_options=None if judge_base_url is None else model_options.model_copy(
-            update={"base_url": judge_base_url}),
-        cache=_cache_path(cache), retry=RetryPolicy(attempts=max(1, retries)),
-        progress=progress, rescore=rescore,
-        role_options={r: model_options.model_copy(update={"base_url": u})
-                      for r, u in (role_base_urls or {}).items()},
-    )
+    settings = run_settings(
+        model, judge=judge, base_url=base_url, judge_base_url=judge_base_url,
+        role_base_urls=role_base_urls, api_key=api_key, timeout=timeout,
+        concurrency=concurrency, threads=threads, retries=retries, cache=cache,
+        rescore=rescore, progress=progress, structured_output=structured_output,
+        prompt_logprobs=prompt_logprobs)
 
     def work() -> EvalResult:
         return EvalResult(
@@ -122,12 +115,46 @@ def evaluate(
             for p in plans
         )
 
+    return in_own_loop(work)
+
+
+T = TypeVar("T")
+
+
+def in_own_loop(work: Callable[[], T]) -> T:
+    """``work()`` here, or in a worker thread when an event loop runs here (a notebook):
+    the runner needs an event loop of its own."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return work()
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(work).result()
+
+
+def run_settings(
+    model: str, *, judge: str | None = None, base_url: str | None = None,
+    judge_base_url: str | None = None, role_base_urls: Mapping[str, str] | None = None,
+    api_key: str | None = None, timeout: float = 120.0, concurrency: int | None = None,
+    threads: int | None = None, retries: int = 5, cache: str | Path | bool = True,
+    rescore: bool = False, progress: bool = False,
+    structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
+    prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
+) -> RunSettings:
+    """The :class:`RunSettings` of the Python API's keyword arguments."""
+    model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
+                                 concurrency=concurrency, threads=threads,
+                                 structured_output=structured_output,
+                                 prompt_logprobs=prompt_logprobs)
+    return RunSettings(
+        model=model, model_options=model_options, judge=judge,
+        judge_options=None if judge_base_url is None else model_options.model_copy(
+            update={"base_url": judge_base_url}),
+        cache=_cache_path(cache), retry=RetryPolicy(attempts=max(1, retries)),
+        progress=progress, rescore=rescore,
+        role_options={r: model_options.model_copy(update={"base_url": u})
+                      for r, u in (role_base_urls or {}).items()},
+    )
 
 
 async def evaluate_async(benchmarks: str | Sequence[str], **kwargs: Any) -> EvalResult:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "ChoiceAccuracy", "choice_accuracy", "ndcg", "random_choice_accuracy", "random_ndcg",
-    "random_top1", "top1",
+    "interval_ranks", "random_top1", "top1",
 ]  # fmt: skip
 
 
@@ -177,3 +177,35 @@ def random_top1(relevance: Sequence[float]) -> float:
     """
     rel = _relevance(relevance)
     return sum(r == max(rel) for r in rel) / len(rel)
+
+
+def interval_ranks(
+    entries: Sequence[tuple[float, float | None, float | None]], *, higher_is_better: bool = True
+) -> list[tuple[int, int, int, bool]]:
+    """Ranks of ``(value, low, high)`` entries with the ranks their intervals allow.
+
+    For each entry: ``(rank, best, worst, tied)``. ``rank`` is 1 + the number of entries
+    with a better value; ``best`` is 1 + the number whose interval lies wholly above its
+    interval (better for sure), ``worst`` is the count minus those wholly below it; ``tied``
+    is True when its interval overlaps another entry's (the data do not separate them). An
+    entry without an interval is treated as the point ``value``.
+
+    >>> interval_ranks([(0.9, 0.85, 0.95), (0.7, 0.6, 0.88), (0.2, 0.1, 0.3)])
+    [(1, 1, 2, True), (2, 1, 2, True), (3, 3, 3, False)]
+    >>> interval_ranks([(1.0, None, None), (2.0, None, None)], higher_is_better=False)
+    [(1, 1, 1, False), (2, 2, 2, False)]
+    """
+    sign = 1.0 if higher_is_better else -1.0
+    spans = []
+    for value, low, high in entries:
+        lo = value if low is None else low
+        hi = value if high is None else high
+        spans.append((sign * value, min(sign * lo, sign * hi), max(sign * lo, sign * hi)))
+    out = []
+    for i, (v, lo, hi) in enumerate(spans):
+        others = [s for j, s in enumerate(spans) if j != i]
+        rank = 1 + sum(1 for o in others if o[0] > v)
+        above = sum(1 for o in others if o[1] > hi)
+        below = sum(1 for o in others if o[2] < lo)
+        out.append((rank, 1 + above, len(spans) - below, any(o[1] <= hi and lo <= o[2] for o in others)))
+    return out

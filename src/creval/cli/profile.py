@@ -1,0 +1,76 @@
+"""``creval profile``: the battery of all five families against one model, in one report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from creval.cli._common import CacheFile, NoCache, get_console
+from creval.errors import CrevalError
+
+
+def _overrides(values: list[str]) -> dict[str, dict[str, Any]]:
+    """``--set BENCH.OPTION=VALUE`` flags -> ``{BENCH: {OPTION: VALUE}}`` (option names with
+    dashes or underscores)."""
+    out: dict[str, dict[str, Any]] = {}
+    for value in values:
+        target, sep, setting = value.partition("=")
+        bench, dot, option = target.partition(".")
+        if not sep or not dot or not bench or not option:
+            raise CrevalError(f"--set takes BENCHMARK.OPTION=VALUE (e.g. --set dat.trials=10), got {value!r}.")
+        out.setdefault(bench, {})[option.replace("-", "_")] = setting
+    return out
+
+
+def profile(
+    model: Annotated[str, typer.Option("--model", "-m", help="Model spec (local, openai:NAME, hf:..., replay:PROFILE_DIR).")] = "local",
+    size: Annotated[str, typer.Option(help="smoke (minutes, checks a set-up), standard (separates models as the papers do) or paper (each paper's full protocol).")] = "standard",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Profile directory (default runs/profiles/MODEL-SIZE); the same --out resumes.")] = None,
+    lang: Annotated[str, typer.Option(help="en (TTCT in English) or ja (JCQ, Japanese DAT and SAT).")] = "en",
+    preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge and resources as its paper used them.")] = None,
+    judge: Annotated[str | None, typer.Option(help="Judge model of every judged benchmark (default: the model itself, marked self-judged).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: a benchmark's own role (lotbench: e1, e2; oogiri: rewriter).")] = None,
+    family: Annotated[list[str] | None, typer.Option("--family", help="Run only these families (neocoder, open-ended, metric-validity, lotbench, ttct); repeatable.")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run only these benchmarks of the battery (e.g. --only jcq); repeatable.")] = None,
+    set_option: Annotated[list[str] | None, typer.Option("--set", help="BENCHMARK.OPTION=VALUE: replace one option of the battery (e.g. dat.trials=10); repeatable.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local).")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
+    retries: Annotated[int, typer.Option(help="Attempts per request.")] = 5,
+    cache: CacheFile = None,
+    no_cache: NoCache = False,
+    progress: Annotated[bool, typer.Option(help="Show a live progress bar per run.")] = True,
+) -> None:
+    """Profile a model across all five papers: one run per benchmark, one report placing it
+    beside published models only where the comparison is valid."""
+    from creval.evaluation.profile import profile as run_profile
+    from creval.evaluation.roles import parse_role_flags
+    from creval.runner.counters import totals
+
+    result = run_profile(
+        model, size=size, out=out, lang=lang, preset=preset, judge=judge,
+        roles=parse_role_flags(role or []), families=family or None, only=only or None,
+        options=_overrides(set_option or []), progress=progress, base_url=base_url,
+        judge_base_url=judge_base_url, api_key=api_key, threads=threads,
+        concurrency=concurrency, timeout=timeout, retries=retries,
+        cache=False if no_cache else (cache or True),
+    )
+    console = get_console()
+    summary = result.document["summary"]
+    console.print(f"[bold]creval profile of {model}[/] ({size}, battery {result.document['battery_version']})")
+    for title, key in (("Where it stands", "standing"), ("Weak", "weak"), ("Next", "next")):
+        console.print(f"[bold]{title}[/]")
+        for line in summary[key] or ["(none)"]:
+            console.print(f"  - {line}", soft_wrap=True, markup=False)
+    requests = sum(totals(r.scores.usage.get("this_invocation", {}))["requests"]
+                   for r in result.runs)
+    console.print(f"{len(result.runs)} run(s), {requests} request(s) this time.")
+    console.print(f"Profile report: {result.html} (and profile.md, profile.json beside it)",
+                  soft_wrap=True)
+    if not result.ok:
+        raise typer.Exit(1)

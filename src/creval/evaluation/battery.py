@@ -1,0 +1,262 @@
+"""The profile battery: which benchmarks of the five papers a profile runs, at which size,
+and which of their measurements it reports.
+
+The battery is versioned (:data:`BATTERY_VERSION`): a profile directory records the
+version it ran, and a change of benchmarks, sizes or measurements bumps it, so two profiles
+are compared only when they ran the same battery.
+
+Sizes:
+
+- ``smoke``: minutes on the offline default model; checks a set-up, separates nothing.
+- ``standard`` (the default): sized so that the 95% intervals of two models are disjoint
+  when their means differ by the smallest gap the paper itself separates. A mean's
+  interval half-width is about ``1.96 * sd / sqrt(n)``, so disjoint intervals at a gap
+  ``g`` need ``n >= (2 * 1.96 * sd / g) ** 2`` items (:func:`items_to_separate`). The sd
+  and the gap of each benchmark are in :data:`SEPARATION`, with where they come from; the
+  profile report also recomputes the size from its own bootstrap intervals.
+- ``paper``: each paper's full protocol and sizes (use it with ``--preset paper``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from creval.errors import CrevalError
+
+BATTERY_VERSION = "1"
+
+Size = Literal["smoke", "standard", "paper"]
+SIZES: tuple[Size, ...] = ("smoke", "standard", "paper")
+Kind = Literal["convergent", "divergent", "evaluator"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One headline value of a benchmark that the profile reports."""
+
+    key: str
+    kind: Kind
+    label: str
+    #: True when a larger value means more creative (or a better evaluator).
+    higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class Member:
+    """One benchmark of a family, with its options per size and language."""
+
+    benchmark: str
+    measures: tuple[Measure, ...]
+    sizes: dict[str, dict[str, Any]]
+    #: The option naming the data set (for comparability with published numbers).
+    data_option: str | None = None
+    #: Only in profiles of this language (None: every language).
+    lang: str | None = None
+    #: Sizes this member runs in (default: all).
+    in_sizes: tuple[str, ...] = SIZES
+    #: sha256 of the paper's own data file: a local copy with this digest counts as it.
+    upstream_sha256: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Family:
+    """One paper's family of benchmarks."""
+
+    name: str
+    seed: str
+    title: str
+    members: tuple[Member, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Separation:
+    """How many items the ``standard`` size needs for one measure, and why."""
+
+    benchmark: str
+    measure: str
+    sd: float
+    gap: float
+    source: str
+
+    @property
+    def items(self) -> int:
+        return items_to_separate(self.sd, self.gap)
+
+
+def items_to_separate(sd: float, gap: float, *, z: float = 1.96) -> int:
+    """Items per model so that two 95% intervals of a mean are disjoint at a difference of
+    ``gap``: each half-width ``z * sd / sqrt(n)`` must be at most ``gap / 2``.
+
+    >>> items_to_separate(0.5, 0.1)   # a proportion near 0.5, 10 points apart
+    385
+    >>> items_to_separate(1.8, 1.3)   # DAT (0-100), seed 004 Table 6
+    30
+    """
+    if sd < 0 or gap <= 0:
+        raise CrevalError("items_to_separate needs sd >= 0 and gap > 0.")
+    return max(1, math.ceil((2 * z * sd / gap) ** 2))
+
+
+#: The standard size, benchmark by benchmark: the spread of one item and the smallest gap
+#: between two models the paper separates.
+SEPARATION: tuple[Separation, ...] = (
+    Separation("dat", "dat_mean", 1.8, 1.3,
+               "seed 004 Table 6: per-trial sd 1.4-1.8 (x100); calm3-22b 51.4 vs GPT-4o 52.7"),
+    Separation("jcq", "mean", 0.6, 0.12,
+               "seed 004 Table 3: calm3-22b 3.76 vs GPT-4o 3.64; sd of one answer's mean of "
+               "four 1-5 scores about 0.6"),
+    Separation("macgyver", "multiagent_overall", 0.35, 0.11,
+               "seed 001 Table 3: GPT-4o 0.63 vs Qwen3 32B (thinking) 0.52; mean of three "
+               "binary verdicts, sd about 0.35"),
+    Separation("oogiri", "acc", 0.5, 0.1, "a proportion near 0.5; 10 points apart"),
+    Separation("neocoder", "convergent@0", 0.37, 0.1,
+               "seed 000 Table 3: GPT-4 convergent@0 = 0.162, a proportion (sd 0.37)"),
+)
+
+
+#: nlp-waseda/JCQ test.jsonl (700 questions), identical in every commit of JCQ-judge.
+JCQ_TEST_SHA256 = "adbdea66e521d3b483f99d3aee17eacecc19a6a9c1d553b3a8ead753da6cfe07"
+
+
+def _opts(**kw: Any) -> dict[str, Any]:
+    return kw
+
+
+_NEOCODER = Member(
+    "neocoder",
+    (Measure("convergent@0", "convergent", "NeoCoder convergent creativity at t=0"),
+     Measure("divergent@{last_state}", "divergent",
+             "NeoCoder divergent creativity at the last state")),
+    {"smoke": _opts(limit=2, states="0-2", detector="both", max_tokens=300),
+     "standard": _opts(limit=100, states="0-5"),
+     "paper": _opts(states="0-5")},
+    data_option="data",
+)
+_MACGYVER = Member(
+    "macgyver",
+    (Measure("multiagent_overall", "convergent", "MacGyver multi-agent judge, overall"),
+     Measure("semantic_entropy", "divergent", "MacGyver step-wise semantic entropy")),
+    {"smoke": _opts(limit=1, n=5, max_steps=3, judge_max_tokens=96, judges="multiagent"),
+     "standard": _opts(limit=160),
+     "paper": _opts(limit=300)},
+    data_option="source",
+)
+_OPEN_ENDED_PAPER = tuple(
+    Member(name, _MACGYVER.measures, {"paper": _opts(limit=300)}, data_option="source",
+           in_sizes=("paper",))
+    for name in ("hypogen", "bookmia")
+)
+_METRIC_VALIDITY = Member(
+    "metric-validity",
+    (Measure("ppl_auroc", "evaluator", "perplexity under the model tells creative texts (AUROC)"),
+     Measure("ci_mean_auroc", "evaluator", "Creativity Index tells creative texts (AUROC)")),
+    {"smoke": _opts(limit=20), "standard": _opts(limit=200), "paper": _opts()},
+    data_option="data",
+)
+_OOGIRI = Member(
+    "oogiri",
+    (Measure("acc", "convergent", "Oogiri choice accuracy"),),
+    {"smoke": _opts(limit=3, constrain_answers=True),
+     "standard": _opts(limit=400, constrain_answers=True),
+     "paper": _opts()},
+    data_option="source",
+)
+_LOTBENCH = Member(
+    "lotbench",
+    (Measure("S_c", "divergent", "LoTbench creativity score S_c"),),
+    {"smoke": _opts(limit=1, repeats=1, max_rounds=2, judge_max_tokens=64),
+     "standard": _opts(), "paper": _opts()},
+    data_option="samples",
+)
+_DAT = Member(
+    "dat",
+    (Measure("dat_mean", "divergent", "DAT score (0-100)"),),
+    {"smoke": _opts(trials=30), "standard": _opts(trials=100), "paper": _opts(trials=100)},
+    data_option="vectors",
+)
+_SAT = Member(
+    "sat",
+    (Measure("sat_mean", "divergent", "SAT: distance of rewrite from original"),),
+    {"smoke": _opts(limit=10), "standard": _opts(), "paper": _opts()},
+    data_option="stories",
+)
+_RUBRIC_MEASURES = (Measure("mean", "convergent", "TTCT rubric mean (1-5)"),
+                    Measure("originality", "divergent", "TTCT rubric originality (1-5)"))
+_RUBRIC_SIZES = {"smoke": _opts(limit=7, answers=1, max_tokens=200),
+                 "standard": _opts(limit=140, answers=5),
+                 "paper": _opts(answers=5)}
+_JCQ = Member("jcq", _RUBRIC_MEASURES, {**_RUBRIC_SIZES, "paper": _opts(questions="upstream",
+                                                                         answers=5)},
+              data_option="questions", lang="ja", upstream_sha256=frozenset({JCQ_TEST_SHA256}))
+_TTCT = Member("ttct", _RUBRIC_MEASURES, _RUBRIC_SIZES, data_option="questions", lang="en")
+
+FAMILIES: tuple[Family, ...] = (
+    Family("neocoder", "000", "NeoCoder: Denial Prompting and NeoGauge", (_NEOCODER,)),
+    Family("open-ended", "001", "Open-ended tasks: semantic entropy and the multi-agent judge",
+           (_MACGYVER, *_OPEN_ENDED_PAPER)),
+    Family("metric-validity", "002", "Metric validity: the model as an evaluator of creativity",
+           (_METRIC_VALIDITY,)),
+    Family("lotbench", "003", "LoTbench and Oogiri: leaps of thought", (_OOGIRI, _LOTBENCH)),
+    Family("ttct", "004", "TTCT family: rubric questions, DAT, SAT", (_TTCT, _JCQ, _DAT, _SAT)),
+)
+
+LANGS = ("en", "ja")
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One benchmark of the battery as a profile of ``size`` and ``lang`` runs it."""
+
+    family: Family
+    member: Member
+    options: dict[str, Any]
+
+
+def battery(size: str, *, lang: str = "en", families: list[str] | None = None,
+            only: list[str] | None = None) -> list[PlannedRun]:
+    """The runs of a profile, in order, with their options.
+
+    >>> [r.member.benchmark for r in battery("smoke")]
+    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat']
+    >>> [r.member.benchmark for r in battery("paper", lang="ja", families=["ttct"])]
+    ['jcq', 'dat', 'sat']
+    """
+    if size not in SIZES:
+        raise CrevalError(f"Unknown size {size!r}: choose smoke, standard or paper.")
+    if lang not in LANGS:
+        raise CrevalError(f"Unknown language {lang!r}: choose {' or '.join(LANGS)}.")
+    names = [f.name for f in FAMILIES]
+    unknown = sorted(set(families or []) - set(names))
+    if unknown:
+        raise CrevalError(f"Unknown famil{'y' if len(unknown) == 1 else 'ies'} "
+                          f"{', '.join(unknown)}: choose from {', '.join(names)}.")
+    members = {m.benchmark for f in FAMILIES for m in f.members}
+    if only and (wrong := sorted(set(only) - members)):
+        raise CrevalError(f"{', '.join(wrong)} not in the battery: choose from "
+                          f"{', '.join(sorted(members))}.")
+    planned = []
+    for family in FAMILIES:
+        if families and family.name not in families:
+            continue
+        for member in family.members:
+            if size not in member.in_sizes or (member.lang not in (None, lang)):
+                continue
+            if only and member.benchmark not in only:
+                continue
+            options = dict(member.sizes.get(size, {}))
+            if member.benchmark in ("dat", "sat", "oogiri") and lang != "en":
+                options["lang"] = lang
+            planned.append(PlannedRun(family, member, options))
+    return planned
+
+
+def describe_battery() -> list[dict[str, Any]]:
+    """Every member with its options per size, for the manifest and the docs."""
+    return [
+        {"family": f.name, "seed": f.seed, "benchmark": m.benchmark, "lang": m.lang or "any",
+         "measures": [x.key for x in m.measures],
+         "sizes": {s: m.sizes.get(s, {}) for s in m.in_sizes}}
+        for f in FAMILIES for m in f.members
+    ]

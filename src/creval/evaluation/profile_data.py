@@ -1,0 +1,268 @@
+"""What a profile says, read from its run directories: measurements with intervals, their
+place among published models (only where the comparison is valid), and what is weak.
+
+:func:`assemble_profile` builds the ``profile.json`` document that the reports
+(:mod:`creval.report.profile`) render and :func:`creval.reader.read_profile` reads.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from creval.evaluation.battery import (
+    BATTERY_VERSION,
+    SEPARATION,
+    Measure,
+    PlannedRun,
+    items_to_separate,
+)
+from creval.reader import Run, read_run
+from creval.records import Scores
+
+PROFILE_FORMAT = 1
+#: Measures that depend on a judge, detector or evaluator model (so self-judging weakens them).
+JUDGED = {"neocoder": {"convergent@0", "divergent@"}, "macgyver": {"multiagent_overall"},
+          "hypogen": {"multiagent_overall"}, "bookmia": {"multiagent_overall"},
+          "lotbench": {"S_c"}, "jcq": {"mean", "originality"}, "ttct": {"mean", "originality"}}
+
+
+def _judged(benchmark: str, key: str) -> bool:
+    return any(key == k or (k.endswith("@") and key.startswith(k))
+               for k in JUDGED.get(benchmark, ()))
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def resolve_key(measure: Measure, scores: Scores) -> str:
+    """The headline key of ``measure`` in this run (``divergent@{last_state}`` -> the last
+    state the run scored).
+
+    >>> from creval.evaluation.battery import Measure
+    >>> s = Scores(headline={"divergent@0": 0.1, "divergent@2": 0.3})
+    >>> resolve_key(Measure("divergent@{last_state}", "divergent", ""), s)
+    'divergent@2'
+    """
+    if "{last_state}" not in measure.key:
+        return measure.key
+    prefix = measure.key.split("{", 1)[0]
+    states = [int(k[len(prefix):]) for k in scores.headline
+              if k.startswith(prefix) and k[len(prefix):].isdigit()]
+    return f"{prefix}{max(states)}" if states else prefix + "0"
+
+
+def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int | None, str]:
+    """(low, high, items, how) of a headline value: the scorer's own interval when it wrote
+    ``KEY_low``/``KEY_high``, else a percentile bootstrap of the mean over ``per_item[KEY]``.
+
+    >>> s = Scores(headline={"x": 0.5}, per_item={"x": [0.0, 1.0, 0.5, 0.5, None]})
+    >>> low, high, n, how = interval(s, "x")
+    >>> n, low < 0.5 < high, how
+    (4, True, 'bootstrap of the mean over 4 items (95%)')
+    """
+    items = [v for v in scores.per_item.get(key, []) if v is not None]
+    low, high = _number(scores.headline.get(f"{key}_low")), _number(scores.headline.get(f"{key}_high"))
+    if low is not None and high is not None:
+        return low, high, len(items) or None, "the scorer's 95% interval"
+    if not items:
+        return None, None, None, "no item-level values: no interval"
+    from creval.metrics.bootstrap import bootstrap_mean_ci
+
+    ci = bootstrap_mean_ci([float(v) for v in items], seed=0)
+    return ci.low, ci.high, len(items), f"bootstrap of the mean over {len(items)} items (95%)"
+
+
+def conditions(run: Run, planned: PlannedRun) -> dict[str, Any]:
+    """How a run measured: benchmark, data, items, judge and roles, options."""
+    manifest = run.manifest
+    scores = run.scores or Scores()
+    options = dict(manifest.options)
+    data = "upstream"
+    if planned.member.data_option is not None:
+        data = data_identity(options.get(planned.member.data_option), planned.member.upstream_sha256)
+    judge = (manifest.judge or {}).get("spec") if manifest.judge else None
+    roles = {r: str(d.get("spec")) for r, d in manifest.roles.items()}
+    return {"benchmark": manifest.benchmark, "data": data, "items": scores.units.finished,
+            "judge": judge, "self_judged": is_self_judged(scores), "roles": roles,
+            "options": options}
+
+
+def data_identity(value: Any, upstream: frozenset[str] = frozenset()) -> str:
+    """``starter`` (no data option), ``upstream`` (the paper's data: asked by name, or a local
+    file whose sha256 is the paper's file's), else the file's name.
+
+    >>> data_identity(None), data_identity("upstream"), data_identity("/x/mine.jsonl")
+    ('starter', 'upstream', 'mine.jsonl')
+    """
+    if value in (None, ""):
+        return "starter"
+    if value == "upstream":
+        return "upstream"
+    path = Path(str(value))
+    if upstream and path.is_file():
+        import hashlib
+
+        if hashlib.sha256(path.read_bytes()).hexdigest() in upstream:
+            return "upstream"
+    return path.name
+
+
+def is_self_judged(scores: Scores) -> bool:
+    return str(scores.headline.get("judged_by", "")).startswith("self-judged")
+
+
+def place(benchmark: str, key: str, cond: dict[str, Any]) -> list[dict[str, Any]]:
+    """Published values of the same measure, each with whether it may stand beside ours."""
+    from creval.report.references import RunConditions, comparability, references_for
+
+    run = RunConditions(**cond)
+    placed = []
+    for ref, protocol in references_for(benchmark, key):
+        reason = comparability(protocol, run)
+        placed.append({"subject": ref.subject, "kind": ref.kind, "value": ref.value,
+                       "source": ref.source, "protocol": ref.protocol,
+                       "described": protocol.description,
+                       "comparable": reason is None, "reason": reason})
+    return placed
+
+
+def _weak(benchmark: str, key: str, scores: Scores, n: int | None) -> list[str]:
+    weak = []
+    head = scores.headline
+    if _judged(benchmark, key) and is_self_judged(scores):
+        weak.append("self-judged: the tested model judged its own answers")
+    if _judged(benchmark, key):
+        weak += [f"judge does not discriminate: {c.detail}" for c in scores.judge_checks]
+    for failures in ("parse_failures", "unparsed"):
+        if (count := _number(head.get(failures))):
+            weak.append(f"{int(count)} answer(s) did not parse")
+    valid, invalid = _number(head.get("valid_trials")), _number(head.get("invalid_trials"))
+    if valid is not None and invalid and invalid / (valid + invalid) > 0.2:
+        weak.append(f"low validity: {int(invalid)} of {int(valid + invalid)} trials invalid")
+    if scores.units.errors or scores.units.missing:
+        weak.append(f"{scores.units.errors} unit(s) failed, {scores.units.missing} not run")
+    need = _standard_items(benchmark, key)
+    if need is not None and n is not None and n < need:
+        weak.append(f"small: {n} items (separating the paper's models needs about {need})")
+    return weak
+
+
+def _standard_items(benchmark: str, key: str) -> int | None:
+    for s in SEPARATION:
+        if s.benchmark == benchmark and s.measure == key:
+            return s.items
+    return None
+
+
+def _gap(benchmark: str, key: str) -> float | None:
+    for s in SEPARATION:
+        if s.benchmark == benchmark and s.measure == key:
+            return s.gap
+    return None
+
+
+def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, Any]:
+    """One measure of one run: value, interval, place among published values, weaknesses."""
+    scores = run.scores or Scores()
+    key = resolve_key(measure, scores)
+    value = _number(scores.headline.get(key))
+    low, high, n, how = interval(scores, key)
+    cond = conditions(run, planned)
+    refs = place(planned.member.benchmark, key, cond) if value is not None else []
+    needed = None
+    gap = _gap(planned.member.benchmark, key)
+    if low is not None and high is not None and n and gap:
+        half = (high - low) / 2
+        needed = max(1, math.ceil(n * (half / (gap / 2)) ** 2)) if half > 0 else n
+    return {
+        "family": planned.family.name, "benchmark": planned.member.benchmark, "key": key,
+        "label": measure.label, "kind": measure.kind, "higher_is_better": measure.higher_is_better,
+        "value": value, "low": low, "high": high, "n": n, "interval": how,
+        "items_to_separate": needed,
+        "weak": _weak(planned.member.benchmark, key, scores, n) if value is not None
+        else ["not measured: the run has no value for it"],
+        "references": refs,
+        "conditions": {k: v for k, v in cond.items() if k != "options"},
+    }
+
+
+def run_entry(run: Run, planned: PlannedRun, out: Path) -> dict[str, Any]:
+    scores = run.scores or Scores()
+    m = run.manifest
+    return {
+        "benchmark": planned.member.benchmark, "dir": str(run.path.relative_to(out)),
+        "options": dict(m.options), "model": m.model_spec,
+        "judge": (m.judge or {}).get("spec") if m.judge else None,
+        "roles": {r: d.get("spec") for r, d in m.roles.items()},
+        "self_judged": is_self_judged(scores),
+        "units": scores.units.model_dump(), "warnings": list(scores.warnings),
+        "judge_checks": [c.model_dump() for c in scores.judge_checks],
+    }
+
+
+def assemble_profile(out: Path, planned: list[PlannedRun], header: dict[str, Any]) -> dict[str, Any]:
+    """The profile document of the runs under ``out``."""
+    families: dict[str, dict[str, Any]] = {}
+    for p in planned:
+        fam = families.setdefault(p.family.name, {
+            "name": p.family.name, "seed": p.family.seed, "title": p.family.title,
+            "runs": [], "measurements": []})
+        run_dir = out / p.member.benchmark
+        if not (run_dir / "scores.json").is_file():
+            fam["runs"].append({"benchmark": p.member.benchmark, "dir": p.member.benchmark,
+                                "missing": True})
+            continue
+        run = read_run(run_dir)
+        fam["runs"].append(run_entry(run, p, out))
+        fam["measurements"] += [measurement(run, p, x) for x in p.member.measures]
+    doc = {"profile_format": PROFILE_FORMAT, "battery_version": BATTERY_VERSION, **header,
+           "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "families": list(families.values())}
+    doc["summary"] = summarize(doc)
+    return doc
+
+
+def summarize(doc: dict[str, Any]) -> dict[str, list[str]]:
+    """The one-screen summary: where the model stands, what is weak, what to run next."""
+    standing, weak, next_steps = [], [], []
+    for fam in doc["families"]:
+        for m in fam["measurements"]:
+            if m["value"] is None:
+                continue
+            name = f"{m['label']} ({m['benchmark']})"
+            valid = [r for r in m["references"] if r["comparable"]]
+            if valid:
+                above = sum(1 for r in valid if (r["value"] < m["value"]) == m["higher_is_better"])
+                standing.append(f"{name}: {m['value']:.4g}, above {above} of {len(valid)} "
+                                "published models and groups measured the same way")
+            elif m["references"]:
+                reasons = sorted({r["reason"] for r in m["references"] if r["reason"]})
+                standing.append(f"{name}: {m['value']:.4g}; published values exist but are "
+                                f"{'; '.join(reasons)}")
+            for w in m["weak"]:
+                weak.append(f"{name}: {w}")
+        for run in fam["runs"]:
+            if run.get("missing"):
+                weak.append(f"{run['benchmark']}: no scores yet (the run did not finish)")
+    if any("self-judged" in w for w in weak):
+        next_steps.append("Run again with --judge SPEC (a stronger model) or --preset paper "
+                          "for the papers' own judges; the finished answers are reused.")
+    if any("does not discriminate" in w for w in weak):
+        next_steps.append("The judge gave the same scores whatever the answer: its numbers "
+                          "say nothing about the model; use a stronger judge.")
+    if any("small:" in w for w in weak):
+        next_steps.append(f"Run --size standard (or paper) to separate models as the papers "
+                          f"do; items needed per measure are in the details (battery "
+                          f"{doc['battery_version']}).")
+    if any("trials invalid" in w or "did not parse" in w for w in weak):
+        next_steps.append("Many answers were invalid or unparsed: check the model follows the "
+                          "format (or try --constrain-answers where the benchmark has it).")
+    return {"standing": standing, "weak": weak, "next": next_steps}
+
+
+__all__ = ["PROFILE_FORMAT", "assemble_profile", "interval", "items_to_separate", "summarize"]

@@ -1,0 +1,227 @@
+"""The profile report: ``profile.md`` and a self-contained ``profile.html`` from ``profile.json``.
+
+One page per model: a one-screen summary (where the model stands, which measurements are
+weak, what to run next), then per family the convergent and divergent measurements side by
+side with their intervals, and a chart placing the model among published models and human
+groups only where the comparison is valid; every other published value is listed as "not
+comparable" with the reason, never drawn beside ours.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from creval.report.html_assets import CSS
+from creval.report.markdown import fmt, markdown_table
+
+PROFILE_MD = "profile.md"
+PROFILE_HTML = "profile.html"
+KINDS = ("convergent", "divergent", "evaluator")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _value(m: dict[str, Any]) -> str:
+    """A measurement with its interval.
+
+    >>> _value({"value": 0.5, "low": 0.4, "high": 0.6})
+    '0.5000 [0.4000, 0.6000]'
+    >>> _value({"value": None, "low": None, "high": None})
+    '-'
+    """
+    if m["value"] is None:
+        return "-"
+    if m["low"] is None or m["high"] is None:
+        return f"{fmt(m['value'])} (no interval)"
+    return f"{fmt(m['value'])} [{fmt(m['low'])}, {fmt(m['high'])}]"
+
+
+def _self_judged_note(doc: dict[str, Any]) -> list[str]:
+    return [f"{r['benchmark']}: self-judged (the tested model judged its own answers)"
+            for f in doc["families"] for r in f["runs"] if r.get("self_judged")]
+
+
+def render_profile_markdown(doc: dict[str, Any]) -> str:
+    """``profile.md`` of a profile document."""
+    out = [f"# creval profile: {doc['model']}", "",
+           f"- battery {doc['battery_version']}, size {doc['size']}, language {doc['lang']}, "
+           f"preset {doc.get('preset') or '-'}, judge {doc.get('judge') or 'the model itself'}",
+           f"- written {doc['written']}", "", "## Summary", ""]
+    summary = doc["summary"]
+    for title, key in (("Where the model stands", "standing"), ("Weak measurements", "weak"),
+                       ("What to run next", "next")):
+        out += [f"### {title}", ""]
+        out += [f"- {line}" for line in summary[key]] or ["- (none)"]
+        out.append("")
+    for fam in doc["families"]:
+        out += [f"## {fam['title']} (seed {fam['seed']})", ""]
+        rows = [{"kind": m["kind"], "measure": m["label"], "benchmark": m["benchmark"],
+                 "key": m["key"], "value [95% interval]": _value(m), "n": m["n"],
+                 "weak": "; ".join(m["weak"]) or "-"} for m in fam["measurements"]]
+        out += [markdown_table(rows), ""]
+        for m in fam["measurements"]:
+            if not m["references"]:
+                continue
+            out += [f"### Published: {m['label']} ({m['key']})", ""]
+            out.append(markdown_table([
+                {"subject": r["subject"], "kind": r["kind"], "value": r["value"],
+                 "placed": "yes" if r["comparable"] else r["reason"], "source": r["source"]}
+                for r in m["references"]]))
+            out.append("")
+        for run in fam["runs"]:
+            if run.get("missing"):
+                out.append(f"- {run['benchmark']}: not scored yet")
+            else:
+                out.append(f"- {run['benchmark']}: [report]({run['dir']}/report.md), "
+                           f"judge {run['judge'] or '-'}"
+                           + (" (self-judged)" if run["self_judged"] else ""))
+        out.append("")
+    return "\n".join(out)
+
+
+# ---- HTML -------------------------------------------------------------------------------
+
+PROFILE_CSS = """
+.summary { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
+.summary div { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
+.summary ul { margin: 4px 0; padding-left: 18px; }
+.sides { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 12px; }
+.measure { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
+.measure .big { font-size: 20px; font-weight: 600; }
+.weak { color: var(--warn); }
+.notcomp { color: var(--muted); }
+.tag { font-size: 11px; padding: 1px 6px; border-radius: 9px; background: #eef1f6; }
+.tag.weak { background: #fff3cd; color: #7a5200; }
+"""
+
+
+def chart_svg(m: dict[str, Any], *, width: int = 520) -> str:
+    """A dot chart of the model beside the published values it may stand beside, or ''.
+
+    Only comparable references are drawn; the model is drawn with its interval.
+
+    >>> m = {"value": 0.5, "low": 0.4, "high": 0.6, "references": [
+    ...     {"subject": "A", "kind": "model", "value": 0.3, "comparable": True},
+    ...     {"subject": "B", "kind": "model", "value": 0.9, "comparable": False}]}
+    >>> svg = chart_svg(m)
+    >>> "A" in svg and "B" not in svg and "this model" in svg
+    True
+    """
+    placed = [r for r in m["references"] if r["comparable"]]
+    if not placed or m["value"] is None:
+        return ""
+    rows = sorted([*placed, {"subject": "this model", "kind": "this", "value": m["value"]}],
+                  key=lambda r: -float(r["value"]))
+    values = [float(r["value"]) for r in rows] + [v for v in (m["low"], m["high"]) if v is not None]
+    lo, hi = min(values), max(values)
+    pad = (hi - lo) * 0.08 or 0.05
+    lo, hi = lo - pad, hi + pad
+    left, right, row_h = 190, width - 20, 18
+
+    def x(v: float) -> float:
+        return left + (v - lo) / (hi - lo) * (right - left)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+             f'height="{row_h * len(rows) + 30}" role="img">']
+    for i, r in enumerate(rows):
+        y = 14 + i * row_h
+        colour = {"this": "#c62828", "human": "#2e7d32"}.get(r["kind"], "#2f5fb3")
+        if r["kind"] == "this" and m["low"] is not None and m["high"] is not None:
+            parts.append(f'<line x1="{x(m["low"]):.1f}" x2="{x(m["high"]):.1f}" y1="{y}" y2="{y}" '
+                         f'stroke="{colour}" stroke-width="2"/>')
+        parts.append(f'<circle cx="{x(float(r["value"])):.1f}" cy="{y}" r="4" fill="{colour}"/>')
+        weight = ' font-weight="bold"' if r["kind"] == "this" else ""
+        parts.append(f'<text x="{left - 6}" y="{y + 4}" text-anchor="end" font-size="11"'
+                     f'{weight}>{_e(r["subject"])}</text>')
+    base = 14 + len(rows) * row_h
+    parts.append(f'<text x="{left}" y="{base + 8}" font-size="10">{lo:.3g}</text>')
+    parts.append(f'<text x="{right}" y="{base + 8}" font-size="10" text-anchor="end">{hi:.3g}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _measure_html(m: dict[str, Any]) -> str:
+    weak = "".join(f'<div class="weak">&#9888; {_e(w)}</div>' for w in m["weak"])
+    interval = "" if m["low"] is None else f" <span class=muted>[{fmt(m['low'])}, {fmt(m['high'])}]</span>"
+    chart = chart_svg(m)
+    refs = m["references"]
+    placed = [r for r in refs if r["comparable"]]
+    others = [r for r in refs if not r["comparable"]]
+    body = [f'<div class="measure" data-key="{_e(m["key"])}"><div><span class="tag">{_e(m["kind"])}'
+            f'</span> {_e(m["label"])} <code>{_e(m["benchmark"])}.{_e(m["key"])}</code></div>',
+            f'<div class="big">{fmt(m["value"])}{interval}</div>',
+            f'<div class="muted">{_e(m["interval"])}</div>', weak]
+    if chart:
+        body.append(f"<figure class=plot><figcaption>Among published models measured the same "
+                    f"way ({len(placed)})</figcaption>{chart}</figure>")
+    elif refs:
+        body.append("<div class=notcomp>Not placed among published models: no published value "
+                    "was measured the same way.</div>")
+    if others:
+        items = "".join(f"<li>{_e(r['subject'])} {fmt(r['value'])}: {_e(r['reason'])} "
+                        f"<span class=muted>({_e(r['source'])})</span></li>" for r in others)
+        body.append(f"<details class=notcomp><summary>{len(others)} published value(s) not "
+                    f"comparable</summary><ul>{items}</ul></details>")
+    body.append("</div>")
+    return "".join(body)
+
+
+def _family_html(fam: dict[str, Any]) -> str:
+    cols = []
+    for kind in KINDS:
+        ms = [m for m in fam["measurements"] if m["kind"] == kind]
+        if ms:
+            cols.append(f"<div><h3>{kind.capitalize()}</h3>{''.join(_measure_html(m) for m in ms)}</div>")
+    runs = []
+    for r in fam["runs"]:
+        if r.get("missing"):
+            runs.append(f"<li>{_e(r['benchmark'])}: not scored yet</li>")
+            continue
+        judged = " <span class='tag weak'>self-judged</span>" if r["self_judged"] else ""
+        checks = "".join(f"<div class=weak>judge check: {_e(c['detail'])}</div>"
+                         for c in r.get("judge_checks", []))
+        runs.append(f"<li><a href='{_e(r['dir'])}/report.html'>{_e(r['benchmark'])}</a>: "
+                    f"{r['units']['finished']} of {r['units']['total']} units, judge "
+                    f"<code>{_e(r['judge'] or '-')}</code>{judged}{checks}</li>")
+    return (f"<section id='family-{_e(fam['name'])}' class='family'><h2>{_e(fam['title'])} "
+            f"<span class=muted>(seed {_e(fam['seed'])})</span></h2>"
+            f"<div class=sides>{''.join(cols)}</div><h3>Runs</h3><ul>{''.join(runs)}</ul></section>")
+
+
+def render_profile_html(doc: dict[str, Any]) -> str:
+    """``profile.html``: self-contained (inline CSS and SVG, no script, no network)."""
+    s = doc["summary"]
+
+    def block(title: str, lines: list[str], cls: str = "") -> str:
+        items = "".join(f"<li>{_e(x)}</li>" for x in lines) or "<li>(none)</li>"
+        return f"<div class='{cls}'><h3>{title}</h3><ul>{items}</ul></div>"
+
+    self_judged = _self_judged_note(doc)
+    nav = "".join(f"<a href='#family-{_e(f['name'])}'>{_e(f['name'])}</a>" for f in doc["families"])
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>creval profile: {_e(doc['model'])}</title><style>{CSS}{PROFILE_CSS}</style></head>"
+        f"<body><header><h1>creval profile: {_e(doc['model'])}</h1><p>battery "
+        f"{_e(doc['battery_version'])}, size {_e(doc['size'])}, language {_e(doc['lang'])}, preset "
+        f"{_e(doc.get('preset') or '-')}, judge {_e(doc.get('judge') or 'the model itself')}; "
+        f"written {_e(doc['written'])}</p></header><nav><a href='#summary'>summary</a>{nav}</nav>"
+        f"<main><section id=summary><h2>Summary</h2><div class=summary>"
+        f"{block('Where the model stands', s['standing'])}"
+        f"{block('Weak measurements', s['weak'], 'weak')}"
+        f"{block('What to run next', s['next'])}</div>"
+        + ("".join(f"<div class=warning>{_e(x)}</div>" for x in self_judged))
+        + "</section>" + "".join(_family_html(f) for f in doc["families"])
+        + "</main></body></html>"
+    )
+
+
+def write_profile_reports(out: Path, doc: dict[str, Any]) -> tuple[Path, Path]:
+    """Write ``profile.md`` and ``profile.html`` into the profile directory ``out``."""
+    md, page = out / PROFILE_MD, out / PROFILE_HTML
+    md.write_text(render_profile_markdown(doc), encoding="utf-8")
+    page.write_text(render_profile_html(doc), encoding="utf-8")
+    return md, page
