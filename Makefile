@@ -1,6 +1,6 @@
 # Two commands do all set-up on a fresh machine (see README):
-#   make demo   creates .venv, installs creval with everything, runs every benchmark family small
-#               on the offline default model
+#   make demo   creates .venv, installs creval with everything, runs the smoke profile (every
+#               benchmark family, small) on the offline default model
 #   make test   the same set-up, then ruff, mypy, the documentation site (warnings as errors)
 #               and the whole test suite
 PYTHON ?= python3
@@ -25,17 +25,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/creval run dat sat --model local --trials 30 --threads $(shell nproc) --out $(OUT)
-	$(VENV)/bin/creval run neocoder --model local --detector both --limit 2 --states 0-2 \
-		--max-tokens 300 --threads $(shell nproc) --out $(OUT)/neocoder
+	# The smoke profile: every family of the five papers, small, one run each under $(OUT),
+	# then one report placing the model beside published models where that is valid.
+	$(VENV)/bin/creval profile --model local --size smoke --threads $(shell nproc) --out $(OUT)
 	$(VENV)/bin/creval analyze techniques $(OUT)/neocoder   # seed 000 Figure 2, into its reports
-	$(VENV)/bin/creval run macgyver --model local --limit 1 --n 5 --max-steps 3 --judge-max-tokens 96 \
-		--judges multiagent --threads $(shell nproc) --out $(OUT)/macgyver
-	$(VENV)/bin/creval run metric-validity --model local --limit 20 --threads $(shell nproc) \
-		--out $(OUT)/metric-validity
-	$(VENV)/bin/creval run oogiri --model local --limit 3 --constrain-answers --threads $(shell nproc) --out $(OUT)/oogiri
-	$(VENV)/bin/creval run lotbench --model local --limit 1 --repeats 1 --max-rounds 2 \
-		--judge-max-tokens 64 --threads $(shell nproc) --out $(OUT)/lotbench
+	@echo "Profile report: $(OUT)/profile.html (profile.md, profile.json beside it)"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench docs/_ext examples
