@@ -16,10 +16,16 @@ solution still scores 0 in Eq. 2 and Eq. 4 (the correctness factor decides), a c
 is left out of them, and only solutions with techniques count in Eq. 3 and constraint
 following; the unparsed answers are counted. Problems without human techniques (upstream:
 1773F) cannot have a divergent score and are left out of every column, as upstream does.
+
+The headline holds every state's ``pass@1@t``, ``convergent@t``, ``divergent@t`` and
+``neogauge@t`` (fractions); each is a plain mean over the state's problems, whose values
+``per_item`` gives (one per problem, None where a problem is left out), so an interval is a
+bootstrap over problems.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -118,6 +124,7 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
             candidates.append((term, answer, techniques))
         state = by_state[t]
         state["samples"].append((len(answers), sum(bool(a["correct"]) for a in answers)))
+        state["problem_terms"].append(None)  # this problem's terms of Eq. 2-4, once scored
         if union is None:
             excluded += 1
             continue
@@ -125,6 +132,8 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
             continue
         # best of k (5.3); on a tie, a solution whose techniques are known (Eq. 3 needs them)
         term, best, techniques = max(candidates, key=lambda c: (c[0], c[2] is not None))
+        state["problem_terms"][-1] = _problem_terms(best["correct"], techniques, item["constraints"],
+                                                    union, term, settings)
         state["scored_samples"].append(state["samples"][-1])
         state["correct"].append(best["correct"])
         state["techniques"].append(techniques)
@@ -146,12 +155,55 @@ def score_items(dataset: NeoCoderDataset, items: Sequence[dict[str, Any]], setti
     if table:
         headline["cumulative_neogauge"] = table[-1]["cumulative_neogauge"]
     headline["human_divergent"] = human_divergent
+    headline.update({f"{name}@{r['t']}": _finite(r.get(name)) for name in ("convergent", "divergent")
+                     for r in table})
+    per_item = _per_item(by_state, table)
     notes = _notes(settings, unparsed, excluded)
     sections = [{"title": "NeoGauge per state", "rows": table}]
     if agreement:
         sections.append({"title": "LLM vs static technique detection", "rows": _agreement_rows(agreement)})
-    return Scores(headline=headline, table=rows, sections=sections, notes=notes).with_extra(
-        states=table, settings=settings.__dict__)
+    return Scores(headline=headline, table=rows, sections=sections, notes=notes,
+                  per_item=per_item).with_extra(states=table, settings=settings.__dict__)
+
+
+def _problem_terms(correct: bool, techniques: list[str] | None, constraints: list[str],
+                   union: frozenset[str], term: float, settings: ScoreSettings
+                   ) -> dict[str, float | None]:
+    """One scored problem's terms of Eq. 2 (convergent), Eq. 3 (divergent; None when its
+    techniques are unknown, or with ``empty="exclude"`` none were found) and Eq. 4
+    (NeoGauge, ``term``): each state's score is the mean of its problems' terms."""
+    from creval.metrics import neogauge as ng
+
+    known = techniques is not None
+    return {
+        "convergent": float(bool(correct) and known and ng.follows_constraints(techniques or [], constraints)),
+        "divergent": ng.novelty_ratio(techniques or [], union, empty=settings.empty) if known else None,
+        "neogauge": term,
+    }
+
+
+def _per_item(by_state: dict[int, dict[str, list[Any]]], table: list[dict[str, Any]]
+              ) -> dict[str, list[float | None]]:
+    """Per state, one value per problem (in the order of the items) behind each headline that
+    is a mean over problems: pass@1 and pass@k (every problem), convergent and NeoGauge (None
+    for a problem left out: no human techniques, or a correct answer whose techniques did not
+    parse), divergent (also None where Eq. 3 leaves the solution out)."""
+    from creval.metrics.neogauge import pass_at_k
+
+    out: dict[str, list[float | None]] = {}
+    for row in table:
+        t, s = row["t"], by_state[row["t"]]
+        out[f"pass@1@{t}"] = [pass_at_k([n], [c], k=1) for n, c in s["samples"]]
+        if "k" in row:
+            out[f"pass@{row['k']}@{t}"] = [pass_at_k([n], [c], k=row["k"]) for n, c in s["samples"]]
+        for name in ("convergent", "divergent", "neogauge"):
+            out[f"{name}@{t}"] = [None if terms is None else terms[name] for terms in s["problem_terms"]]
+    return out
+
+
+def _finite(value: float | None) -> float | None:
+    """None for a missing or NaN score (divergent is NaN when every solution was left out)."""
+    return None if value is None or math.isnan(value) else value
 
 
 def _state_table(by_state: dict[int, dict[str, list[Any]]], settings: ScoreSettings,
