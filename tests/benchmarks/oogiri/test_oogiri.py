@@ -22,9 +22,11 @@ from creval.benchmarks.oogiri.questions import (
 )
 from creval.benchmarks.oogiri.scoring import score_oogiri
 from creval.errors import CrevalError
+from creval.records import Scores
 from creval.runner.store import Record
 from tests._cli import Done, creval
 from tests._servers import ChatServer
+from tests.benchmarks.scores_contract import assert_per_item_means
 
 PROMPT = Prompt(
     "p1", "T2T", "Name a bad superpower.", None,
@@ -152,6 +154,24 @@ def test_scoring_hand_calculation() -> None:
     assert (rows["2T1"]["picked"], rows["2T1"]["human_at"]) == ("A 2", "A 1, B 1")
     reasons = {r["reason"] for r in scores.sections[2]["rows"]}
     assert reasons == {"3T1: no literal answer", "rank: fewer than 5 responses with likes"}
+    # the items behind each mean: one per question, in record order (the unparsed 5T2 is a 0)
+    assert scores.per_item["acc_2T1"] == [1.0, 0.0] and scores.per_item["acc_5T2"] == [1.0, 0.0]
+    assert "acc_3T1" not in scores.per_item
+    assert h["acc"] == 0.5 and scores.per_item["acc"] == [1.0, 0.0, 1.0, 0.0]
+    assert scores.per_item["top1"] == [1.0, 0.0]
+    assert scores.per_item["ndcg"] == [pytest.approx(1.0), pytest.approx(dcg_b / idcg)]
+    assert scores.per_item["spearman"] == [pytest.approx(1.0), pytest.approx(-1.0)]
+    assert_per_item_means(scores)
+
+
+def test_unparsed_rankings_are_top1_misses_and_none_in_ndcg_items() -> None:
+    records = [record("a", [], {"likes": [10, 0, 5, 3, 1], "raw": "Ranking: A > C > D > E > B"}),
+               record("b", [], {"likes": [1, 2, 3, 4, 5], "raw": "no idea"})]
+    scores = score_oogiri(records, relevance="grade", loaded={"source": "test"})
+    assert scores.per_item["top1"] == [1.0, 0.0]
+    assert scores.per_item["ndcg"] == [pytest.approx(1.0), None]
+    assert scores.headline["acc"] is None and "acc" not in scores.per_item
+    assert_per_item_means(scores)
 
 
 def scripted(body: dict[str, Any]) -> tuple[int, str]:
@@ -197,6 +217,12 @@ def test_run_end_to_end_on_the_starter_set(tmp_path: Path) -> None:
         assert scores["headline"][f"acc_{qtype}"] == pytest.approx(sum(hits) / 3)
     assert scores["headline"]["unparsed"] == 0
     assert (out / "split.json").is_file() and "oogiri" in (out / "report.md").read_text()
+    pooled = [h for hits in first_is_right.values() for h in hits]
+    assert scores["headline"]["acc"] == pytest.approx(sum(pooled) / len(pooled))
+    assert {k: len(v) for k, v in scores["per_item"].items()} == {
+        "acc_2T1": 3, "acc_3T1": 3, "acc_4T1": 3, "acc_5T2": 3, "acc": 12,
+        "top1": 3, "ndcg": 3, "spearman": 3}
+    assert_per_item_means(Scores.model_validate(scores))
 
 
 def test_oogiri_go_rows_use_the_rewriter_and_skip_images_for_text_only_models(tmp_path: Path) -> None:

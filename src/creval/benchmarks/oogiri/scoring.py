@@ -34,9 +34,13 @@ def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def _choice_rows(records: list[Record]) -> tuple[list[dict[str, Any]], Counter[str]]:
+def _choice_rows(records: list[Record]
+                 ) -> tuple[list[dict[str, Any]], Counter[str], dict[str, list[float | None]]]:
+    """The accuracy table per game and mTn type, the skipped questions, and per mTn type the
+    1/0 of every question in record order (the items behind ``acc_<type>``)."""
     by_type: dict[tuple[str, str], tuple[list[frozenset[str] | None], list[set[str]]]] = {}
     skipped: Counter[str] = Counter()
+    hits: dict[str, list[float | None]] = {}
     for r in records:
         for q in r.output.get("questions", []):
             if "skipped" in q:
@@ -48,6 +52,7 @@ def _choice_rows(records: list[Record]) -> tuple[list[dict[str, Any]], Counter[s
             raw = render_constrained(q["raw"]) if r.output.get("constrained") else q["raw"]
             chosen.append(parse_choice(raw, m=m, n=n))
             correct.append(set(q["correct"]))
+            hits.setdefault(q["qtype"], []).append(choice_accuracy(chosen[-1:], correct[-1:]).accuracy)
     rows = []
     for (game, qtype), (chosen, correct) in sorted(by_type.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         acc = choice_accuracy(chosen, correct)
@@ -58,7 +63,7 @@ def _choice_rows(records: list[Record]) -> tuple[list[dict[str, Any]], Counter[s
                      # position bias at a glance: the letters picked vs where the jokes were
                      "picked": _letters([c for c in chosen if c is not None]),
                      "human_at": _letters(correct)})
-    return rows, skipped
+    return rows, skipped, hits
 
 
 def _letters(sets: list[frozenset[str]] | list[set[str]]) -> str:
@@ -73,13 +78,17 @@ def _letters(sets: list[frozenset[str]] | list[set[str]]) -> str:
 
 def _ranking_rows(
     records: list[Record], relevance: Literal["grade", "likes"]
-) -> tuple[dict[str, Any], list[dict[str, Any]], Counter[str]]:
+) -> tuple[dict[str, Any], list[dict[str, Any]], Counter[str], dict[str, list[float | None]]]:
+    """The ranking summary, its per-question table, the skipped questions, and the items
+    behind ``top1``, ``ndcg`` and ``spearman``: one value per answered ranking question, None
+    where the mean leaves the question out (unparsed; no positive relevance; rho undefined)."""
     from creval.metrics.stats import spearman
 
     ndcgs, rand_ndcgs, hits, rand_hits, rhos = [], [], [], [], []
     unparsed = undefined = 0
     skipped: Counter[str] = Counter()
     table: list[dict[str, Any]] = []
+    items: dict[str, list[float | None]] = {"ndcg": [], "spearman": []}
     for r in records:
         q = r.output.get("ranking")
         if not q:
@@ -97,6 +106,8 @@ def _ranking_rows(
         if order is None:
             unparsed += 1
             hits.append(0.0)
+            items["ndcg"].append(None)
+            items["spearman"].append(None)
             table.append({"key": r.key, "ranking": None, "ndcg": None, "top1": False})
             continue
         hit = top1(likes, order)
@@ -104,6 +115,7 @@ def _ranking_rows(
         score = ndcg(rel, order) if max(rel) > 0 else None
         if score is not None:
             ndcgs.append(score)
+        items["ndcg"].append(score)
         # Spearman between the model's rank positions and the likes (higher likes = rank 1).
         model_rank = [order.index(i) for i in range(len(likes))]
         rho = spearman([-x for x in likes], model_rank)
@@ -111,6 +123,7 @@ def _ranking_rows(
             undefined += 1
         else:
             rhos.append(rho.r)
+        items["spearman"].append(rho.r)
         table.append({"key": r.key, "ranking": "".join("ABCDE"[i] for i in order),
                       "ndcg": score, "top1": hit, "spearman": rho.r})
     summary = {
@@ -119,7 +132,7 @@ def _ranking_rows(
         "ndcg_over": len(ndcgs), "spearman_mean": _mean(rhos), "spearman_over": len(rhos),
         "spearman_undefined": undefined,
     }
-    return summary, table, skipped
+    return summary, table, skipped, {"top1": list(hits), **items}
 
 
 def score_oogiri(
@@ -130,13 +143,23 @@ def score_oogiri(
     ok = [r for r in records if r.status == "ok"]
     skipped_prompts = Counter(str(r.output["skipped"]) for r in ok if "skipped" in r.output)
     answered = [r for r in ok if "skipped" not in r.output]
-    choice, skipped_q = _choice_rows(answered)
-    rank, rank_table, skipped_r = _ranking_rows(answered, relevance)
+    choice, skipped_q, choice_items = _choice_rows(answered)
+    rank, rank_table, skipped_r, rank_items = _ranking_rows(answered, relevance)
     headline: dict[str, Any] = {}
+    per_item: dict[str, list[float | None]] = {}
     for qtype in CHOICE_TYPES:
         rows = [row for row in choice if row["qtype"] == qtype]
         total = sum(row["questions"] for row in rows)
         headline[f"acc_{qtype}"] = sum(row["correct"] for row in rows) / total if total else None
+        if total:
+            per_item[f"acc_{qtype}"] = choice_items[qtype]
+    pooled = [v for qtype in CHOICE_TYPES for v in choice_items.get(qtype, [])]
+    # every choice question with equal weight, whatever its type (the profile's measure)
+    headline["acc"] = _mean([v for v in pooled if v is not None])
+    if pooled:
+        per_item["acc"] = pooled
+    if rank["questions"]:
+        per_item |= rank_items
     headline |= {
         "top1": rank["top1"], "ndcg": rank["ndcg"], "spearman": rank["spearman_mean"],
         "unparsed": sum(row["unparsed"] for row in choice) + rank["unparsed"],
@@ -147,7 +170,8 @@ def score_oogiri(
     exclusions += [{"what": "data row", "reason": k, "count": v} for k, v in loaded.get("excluded", {}).items()]
     notes = [
         "Choice accuracy: the chosen letters must equal the human answer(s) exactly; an "
-        "unparsable answer counts as wrong. 'random' is 1 / C(m, n).",
+        "unparsable answer counts as wrong. 'random' is 1 / C(m, n). acc pools the choice "
+        "questions of every type, each with equal weight.",
         f"Ranking: NDCG with {relevance} relevance (linear gain, log2 discount); top-1 is a hit "
         "when the first pick has the most likes (ties count); Spearman between the model's "
         "order and the likes. Unparsable rankings are top-1 misses and are left out of NDCG "
@@ -173,5 +197,6 @@ def score_oogiri(
             {"title": "Exclusions", "rows": exclusions},
         ],
         table=rank_table,
+        per_item=per_item,
         notes=notes,
     ).with_extra(split=loaded.get("split", {}))
