@@ -32,6 +32,7 @@ def _register_subcommands() -> None:
     from creval.cli.novelty import novelty
     from creval.cli.play import play_app
     from creval.cli.profile import profile
+    from creval.cli.references import references
     from creval.cli.sandbox import sandbox_app
     from creval.cli.score import score_app
     from creval.cli.train import train_app
@@ -53,6 +54,7 @@ def _register_subcommands() -> None:
     app.command("novelty")(novelty)
     app.add_typer(register_all(), name="analyze")
     app.add_typer(train_app, name="train")
+    app.command("references")(references)
 
 
 def main() -> None:
