@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from tests_paths import shared_data_path
 
+from creval.records import Scores
 from tests._cli import Done, creval
 from tests._servers import ChatServer
+from tests.benchmarks.scores_contract import assert_intervals, assert_per_item_means
 
 
 def text_of(body: dict[str, Any]) -> str:
@@ -65,6 +67,31 @@ def test_model_run_solves_every_game_in_round_two(tmp_path: Path) -> None:
     assert "Rounds to DAESO" in report and "| 2 | 4 |" in report
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     assert {c["role"] for r in records for c in r["calls"]} == {"target", "e1", "e2"}
+    assert scores["per_item"] == {"S_c": [math.exp(-0.4)] * 2}  # one score per sample
+
+
+def test_per_item_s_c_counts_unsolved_samples_and_lies_in_its_interval(tmp_path: Path) -> None:
+    """The weather-app sample is never solved: it scores --unsolved (0) in the mean."""
+    def reply(body: dict[str, Any]) -> tuple[int, str]:
+        if "Reply with the words for <MASK>" in text_of(body) and "weather app" in text_of(body):
+            return 200, "Fill: pet"
+        return scripted(body)
+
+    server = ChatServer(reply=reply)
+    out = tmp_path / "run"
+    try:
+        done = creval("run", "lotbench", "--model", "openai:scripted", "--base-url", server.url,
+                      "--api-key", "x", "--no-progress", "--limit", "3", "--repeats", "2",
+                      "--max-rounds", "3", "--out", str(out))
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    scores = Scores.model_validate_json((out / "scores.json").read_text())
+    assert sorted(scores.per_item["S_c"]) == [0.0, math.exp(-0.4), math.exp(-0.4)]  # any order
+    assert scores.headline["S_c"] == pytest.approx(2 * math.exp(-0.4) / 3)
+    assert scores.headline["S_c_low"] < scores.headline["S_c"] < scores.headline["S_c_high"]
+    assert_per_item_means(scores)
+    assert_intervals(scores, ["S_c"])
 
 
 def play(args: list[str], stdin: str, server: ChatServer) -> Done:

@@ -95,12 +95,15 @@ def score_lotbench(records: list[Record], options: Any) -> Scores:
     params = {"alpha": options.alpha, "beta": options.beta, "unsolved": options.unsolved}
     headline: dict[str, Any] = {"S_c": None, "S_c_low": None, "S_c_high": None}
     histogram: dict[int | str, int] = {}
+    per_item: dict[str, list[float | None]] = {}
     if by_sample:
         rounds = list(by_sample.values())
         per_sample = sample_scores(rounds, **params)
         ci = bootstrap_mean_ci(per_sample, confidence=options.confidence, seed=options.seed)
         headline = {"S_c": creativity_score(rounds, **params), "S_c_low": ci.low, "S_c_high": ci.high}
         histogram = round_histogram(rounds, max_rounds=options.max_rounds)
+        # S_c is the plain mean of the samples' scores (unsolved games score --unsolved)
+        per_item["S_c"] = list(per_sample)
     solved = [g["solved_round"] for g in games if g["solved_round"] is not None]
     verdicts = sum(g["e1_verdicts"] for g in games)
     answers = sum(g["e2_answers"] for g in games)
@@ -143,7 +146,8 @@ def score_lotbench(records: list[Record], options: Any) -> Scores:
         f"S_c = mean over samples and repeats of {options.beta} * exp(-{options.alpha} * t), t the "
         f"round at which E1 judged the fill DAESO; games unsolved after {options.max_rounds} "
         f"rounds score {options.unsolved} (the paper does not say; --unsolved sets it).",
-        f"S_c_low and S_c_high: {options.confidence:.0%} percentile bootstrap over samples.",
+        f"S_c_low and S_c_high: {options.confidence:.0%} percentile bootstrap over samples "
+        "(their scores, each the mean of its games, are the items behind S_c).",
         f"E1: {options.e1_mode}; an unparsable verdict counts as not DAESO "
         f"({e1_fail} of {verdicts}); an unparsable E2 answer is shown as no answer ({e2_fail} of {answers}).",
         "E1 and E2 run on their role models (--e1, --e2, else --judge, else --model: the "
@@ -153,4 +157,5 @@ def score_lotbench(records: list[Record], options: Any) -> Scores:
     ]
     if skipped:
         notes.append(f"{len(skipped)} game(s) skipped: {skipped[0].output['skipped']}.")
-    return Scores(headline=headline, sections=sections, table=table, notes=notes).with_extra(games=games)
+    return Scores(headline=headline, sections=sections, table=table, notes=notes,
+                  per_item=per_item).with_extra(games=games)
