@@ -1,0 +1,40 @@
+"""``creval references`` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+
+from _cli import creval
+
+
+def test_lists_one_papers_values_as_a_table() -> None:
+    done = creval("references", "--seed", "004", "--benchmark", "sat")
+    assert done.returncode == 0, done.stderr
+    assert "Table 7" in done.stdout and "Claude 3.5 Sonnet" in done.stdout
+    assert "0.579" in done.stdout and "sat-ja" in done.stdout
+    assert "simcse-ja-bert-base-clcmlp" in done.stdout  # the protocol is described
+
+
+def test_json_has_every_field_of_each_value() -> None:
+    done = creval("references", "--benchmark", "lotbench", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert len(rows) == 35
+    assert set(rows[0]) == {"paper", "seed", "subject", "kind", "benchmark", "measure", "value",
+                            "source", "protocol", "protocol_description"}
+    humans = {r["subject"]: r["value"] for r in rows if r["kind"] == "human"}
+    assert len(humans) == 3 and max(humans.values()) == 0.135
+
+
+def test_all_papers_by_default() -> None:
+    rows = json.loads(creval("references", "--json").stdout)
+    assert {r["seed"] for r in rows} == {"000", "001", "002", "003", "004"}
+
+
+def test_an_unknown_seed_or_benchmark_says_what_to_choose() -> None:
+    done = creval("references", "--seed", "9")
+    assert done.returncode == 2
+    assert "choose from 000, 001, 002, 003, 004" in done.stderr
+    done = creval("references", "--seed", "000", "--benchmark", "jcq")
+    assert done.returncode == 2
+    assert "choose from neocoder" in done.stderr
