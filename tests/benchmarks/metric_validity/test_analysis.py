@@ -31,3 +31,16 @@ def test_agreement_needs_three_shared_texts() -> None:
                 "c": {"ci_mean": 0.1, "tpt": 0.1}, "d": {"ci_mean": 0.2}}
     (row,) = metric_agreement(per_text)
     assert (row["metric_a"], row["metric_b"], row["n"], row["spearman"]) == ("ci_mean", "tpt", 3, 1.0)
+
+
+def test_auroc_interval_is_a_stratified_bootstrap_around_the_auroc() -> None:
+    # perfect separation survives every resample: the interval collapses onto 1.0
+    row = separation_row("tpt", [0.1, 0.2], [0.3, 0.4], seed=0)
+    assert row["auroc_low"] == row["auroc"] == row["auroc_high"] == 1.0
+    pos, neg = [0.9, 0.5, 0.7, 0.3, 0.8], [0.6, 0.2, 0.4, 0.55, 0.1]
+    row = separation_row("ci_mean", pos, neg, seed=3)
+    assert row["auroc"] == 0.8 and row["auroc_low"] < 0.8 < row["auroc_high"] <= 1.0
+    assert separation_row("ci_mean", pos, neg, seed=3) == row  # seeded: reproducible
+    # one text in a set: no interval
+    row = separation_row("ci_mean", [0.9], neg, seed=0)
+    assert row["auroc_low"] is None and row["auroc_high"] is None

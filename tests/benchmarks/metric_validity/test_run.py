@@ -10,6 +10,9 @@ import pytest
 from _cli import creval
 from tests_paths import write_jsonl_texts
 
+from creval.records import Scores
+from tests.benchmarks.scores_contract import assert_intervals
+
 pytest.importorskip("infini_gram", reason="needs the 'index' extra")
 pytest.importorskip("spacy", reason="needs the 'pos' extra")
 
@@ -66,6 +69,7 @@ def test_run_metric_validity_offline(index_dir: Path, tmp_path: Path) -> None:
     assert set(rows) == {"ci_mean", "ci_sum", "tpt"}
     assert rows["ci_mean"]["n_creative"] == rows["ci_mean"]["n_uncreative"] == 5
     assert 0.0 <= rows["tpt"]["auroc"] <= 1.0
+    assert_intervals(Scores.model_validate(scores), ["ci_mean_auroc", "ci_sum_auroc", "tpt_auroc"])
     assert scores["creativity_index"]["queries"] == 10  # one index query per text
     assert [r["range"] for r in scores["creativity_index"]["index_by_range"]] == ["5-5", "5-7", "5-9", "5-11"]
     assert (run / "ci_uniqueness_by_l.png").is_file() and (run / "metric_tpt.png").is_file()

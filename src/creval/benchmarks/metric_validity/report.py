@@ -148,7 +148,8 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         f"{sum(1 - i.label for i in items)} uncreative texts (balanced, seed {options.seed}).",
         "AUROC and thresholds read each metric in seed 002's direction (CI and perplexity: "
         "higher = creative; templates per token: lower = creative). The fixed threshold is the "
-        "median of all scores.",
+        "median of all scores. X_auroc_low and X_auroc_high: 95% percentile bootstrap interval "
+        f"of the AUROC, texts resampled within each set (seed {options.seed}).",
     ]
     out: dict[str, Any] = {}
     if "ci" in metrics:
@@ -206,7 +207,9 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
     for row in separation:  # the per-metric table in brief, so the command line prints it
         headline |= {f"{row['metric']}_creative_mean": row.get("mean_creative"),
                      f"{row['metric']}_uncreative_mean": row.get("mean_uncreative"),
-                     f"{row['metric']}_auroc": row.get("auroc")}
+                     f"{row['metric']}_auroc": row.get("auroc"),
+                     f"{row['metric']}_auroc_low": row.get("auroc_low"),
+                     f"{row['metric']}_auroc_high": row.get("auroc_high")}
     headline |= {"texts": len(items), "excluded": sum(excluded.values())}
     values = {
         row["metric"]: {
