@@ -132,6 +132,25 @@ class Manifest(BaseModel):
     git_revision: str | None = None
 
 
+class JudgeCheck(BaseModel):
+    """A sign that a judge (or a judge's role) does not discriminate, in ``scores.json``.
+
+    ``check`` names the rule that fired (:mod:`creval.judges.discrimination`): scores with no
+    variance across items, scores that follow the order the criteria were asked in, or one
+    answer position chosen almost always. ``detail`` is a sentence for people; ``items`` is
+    how many judgements the rule looked at.
+
+    >>> JudgeCheck(judge="rubric judge (jcq)", check="no_variance",
+    ...            detail="fluency was 1 on all 35 judgements (sd 0)", items=35).check
+    'no_variance'
+    """
+
+    judge: str
+    check: Literal["no_variance", "criterion_order", "position_bias"]
+    detail: str
+    items: int
+
+
 class Scores(BaseModel):
     """``scores.json``: what a benchmark's scorer found, plus the run's counters.
 
@@ -159,6 +178,9 @@ class Scores(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     #: Problems of the last invocation only (an endpoint that stopped answering).
     run_warnings: list[str] = Field(default_factory=list)
+    #: Signs that a judge does not discriminate (no variance, the criteria's order, one
+    #: position always chosen); empty when no rule fired or no judge rated or chose.
+    judge_checks: list[JudgeCheck] = Field(default_factory=list)
     #: The per-item values behind a headline metric (metric -> values; the metric is their
     #: mean), for confidence intervals and comparisons across runs.
     per_item: dict[str, list[float | None]] = Field(default_factory=dict)

@@ -1,9 +1,16 @@
-"""LLM judges: rubric parsing (JCQ/TTCT), the convergent judges of seed 001 and the pairwise
-novelty judge. Each judge is a dataclass with one async ``evaluate``; model calls go through
-a ``generate`` callable (cached, counted and resumable inside a run)."""
+"""LLM judges: rubric parsing (JCQ/TTCT), the convergent judges of seed 001, the pairwise
+novelty judge, and checks that a judge discriminates at all (:mod:`.discrimination`). Each
+judge is a dataclass with one async ``evaluate``; model calls go through a ``generate``
+callable (cached, counted and resumable inside a run)."""
 
 from creval.judges.criteria import DOMAIN_CRITERIA, JudgeCriterion, JudgeVerdict, criteria_for
 from creval.judges.debate import ChatEvalJudge
+from creval.judges.discrimination import (
+    check_rubric,
+    follows_criterion_order,
+    no_variance,
+    position_bias,
+)
 from creval.judges.multiagent import MultiAgentJudge
 from creval.judges.novelty import PairwiseNoveltyJudge
 from creval.judges.rubric import (
@@ -30,7 +37,11 @@ __all__ = [
     "RoleUsage",
     "RubricParse",
     "SingleAgentJudge",
+    "check_rubric",
     "criteria_for",
+    "follows_criterion_order",
+    "no_variance",
     "parse_rubric",
+    "position_bias",
     "upstream_jcq_parse",
 ]
