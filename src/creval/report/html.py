@@ -182,6 +182,17 @@ def _configuration(manifest: dict[str, Any]) -> str:
         f"<div><h3>{title}</h3>{_kv(mapping, key)}</div>" for title, mapping, key in blocks) + "</div>"
 
 
+def _judge_checks(scores: Scores) -> str:
+    """The "Judge checks" block (a warning box) when a judge does not discriminate."""
+    from creval.judges.discrimination import ADVICE
+
+    if not scores.judge_checks:
+        return ""
+    items = "".join(f"<li><strong>{_e(c.judge)}:</strong> {_e(c.detail)}.</li>" for c in scores.judge_checks)
+    return (f'<div class="warning judge-checks" id="judge-checks"><h3>Judge checks</h3>'
+            f"<p><strong>{_e(ADVICE)}</strong></p><ul>{items}</ul></div>")
+
+
 def _scores(scores: Scores) -> str:
     out = [html_table([{"metric": k, "value": v} for k, v in scores.headline.items()])]
     if scores.resources:
@@ -270,7 +281,7 @@ def render_html(manifest: dict[str, Any], scores: Scores, view: dict[str, Any],
     warnings = [*scores.warnings, *scores.run_warnings]
     parts = [
         _section("scores", "Scores", "".join(f'<div class="warning">{_e(w)}</div>' for w in warnings)
-                 + _scores(scores)),
+                 + _judge_checks(scores) + _scores(scores)),
         _section("plots", "Plots", plots),
     ]
     if tables := _tables(scores):

@@ -62,6 +62,7 @@ def render_report(manifest: dict[str, Any], scores: Scores,
     )
     for warning in [*scores.warnings, *scores.run_warnings]:
         out.append(f"- **warning:** {warning}")
+    out += judge_checks_section(scores)
     out += ["", "## Scores", "", markdown_table([{"metric": k, "value": v} for k, v in scores.headline.items()])]
     if scores.resources:
         out += ["", "Scored with: `" + json.dumps(scores.resources, ensure_ascii=False) + "`"]
@@ -83,6 +84,18 @@ def render_report(manifest: dict[str, Any], scores: Scores,
                 "", markdown_table([e.model_dump() for e in scores.errors])]
     out += ["", "## Items", "", markdown_table(scores.table)]
     return "\n".join(out) + "\n"
+
+
+def judge_checks_section(scores: Scores) -> list[str]:
+    """The "Judge checks" block: each sign that a judge does not discriminate, and what to do
+    (nothing when no check fired)."""
+    from creval.judges.discrimination import ADVICE
+
+    if not scores.judge_checks:
+        return []
+    out = ["", "## Judge checks", "", f"**{ADVICE}**", ""]
+    out += [f"- **{c.judge}:** {c.detail}." for c in scores.judge_checks]
+    return out
 
 
 def analyses_section(analyses: list[Analysis]) -> list[str]:

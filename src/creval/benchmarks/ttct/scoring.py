@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from creval.records import Scores
+from creval.records import JudgeCheck, Scores
 from creval.runner.store import Record
 
 CRITERIA = ("fluency", "flexibility", "originality", "elaboration")
@@ -74,8 +74,47 @@ def score_rubric_records(records: list[Record], *, lang: str, parser: str) -> Sc
         ).with_extra(rubric={"tasks": {}, "criteria": {}}, parse_failures=failures[:50], lang=lang)
     agg = aggregate_rubric(rows, criteria=CRITERIA)
     shaped = rubric_scores(agg, parsed=len(rows), failures=failures, notes=notes, lang=lang)
-    return Scores(headline=shaped["headline"], table=shaped["table"], notes=shaped["notes"]).with_extra(
-        rubric=shaped["rubric"], parse_failures=shaped["parse_failures"], lang=shaped["lang"])
+    return Scores(
+        headline=shaped["headline"], table=shaped["table"], notes=shaped["notes"],
+        per_item=per_answer_values(records, rows),
+        judge_checks=rubric_judge_checks(rows, lang=lang),
+    ).with_extra(rubric=shaped["rubric"], parse_failures=shaped["parse_failures"], lang=shaped["lang"])
+
+
+def per_answer_values(records: list[Record], rows: list[dict[str, Any]]) -> dict[str, list[float | None]]:
+    """``mean`` and each criterion per judged answer (question order, then answer index),
+    None where the judgement did not parse.
+
+    The headline is upstream's two-step mean (over questions per answer index, then over
+    answer indices), so no item-level list has it as its plain mean in every run; these are
+    the per-answer values, whose plain mean equals the headline whenever every answer index
+    has as many parsed judgements as the others (always, when nothing failed to parse).
+    A per-index list (``--answers`` values) would match exactly but is too short to
+    resample; per-question means would not match either.
+    """
+    parsed = {(row["question_id"], row["answer_index"]): row for row in rows}
+    out: dict[str, list[float | None]] = {key: [] for key in ("mean", *CRITERIA)}
+    for record in records:
+        if record.status != "ok":
+            continue
+        qid = record.unit.get("question_id")
+        for index in range(len(record.output.get("judgements", []))):
+            row = parsed.get((qid, index))
+            values = None if row is None else [float(row[c]) for c in CRITERIA]
+            out["mean"].append(None if values is None else sum(values) / len(values))
+            for j, c in enumerate(CRITERIA):
+                out[c].append(None if values is None else values[j])
+    return out
+
+
+def rubric_judge_checks(rows: list[dict[str, Any]], *, lang: str) -> list[JudgeCheck]:
+    """Whether the rubric judge discriminates: no variance per criterion, or scores that
+    follow the order the prompt asks the criteria in (fluency, flexibility, originality,
+    elaboration), over the parsed judgements."""
+    from creval.judges.discrimination import check_rubric
+
+    judge = f"rubric judge ({'jcq' if lang == 'ja' else 'ttct'})"
+    return check_rubric([[row[c] for c in CRITERIA] for row in rows], CRITERIA, judge=judge)
 
 
 def rubric_scores(
