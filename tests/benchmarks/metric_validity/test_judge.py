@@ -60,7 +60,7 @@ def test_judge_metric_through_a_server(tmp_path: Path) -> None:
     prompts = [b["messages"][-1]["content"] for b in server.bodies if b.get("messages")]
     assert sum("[Solution]" in p for p in prompts) == 20 * 2  # two repeats per text
     assert sum("Is this text" in p for p in prompts) == 20 * 2  # the paraphrased pair
-    checks = {row["check"].split(" (")[0].split(" over")[0]: row for row in scores["judge_checks"]}
+    checks = {row["check"].split(" (")[0].split(" over")[0]: row for row in scores["judge_reliability"]}
     # joint filter: unconventionality >= 4 and efficiency >= 3 -> the unusual creative texts
     joint = checks["joint filter"]
     assert (joint["tp"], joint["fn"], joint["fp"], joint["tn"]) == (expected_5, 9 - expected_5, 0, 10)

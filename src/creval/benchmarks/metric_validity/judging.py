@@ -26,6 +26,7 @@ from typing import Any
 from creval.errors import CrevalError
 from creval.judges.rubric import Criterion, parse_rubric
 from creval.judges.structured import scales_schema, text_budget
+from creval.records import JudgeCheck, Record
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,26 @@ RUBRICS: dict[str, Rubric] = {
 def rubric_for(domain: str) -> Rubric:
     """The rubric of a domain; ``custom`` texts are judged as writing."""
     return RUBRICS.get(domain, RUBRICS["writing"])
+
+
+def discrimination_checks(records: list[Record], domain: str) -> list[JudgeCheck]:
+    """Whether the rubric judge discriminates, over the first judgement of each text: a
+    criterion with one score on every text, or scores that follow the order the rubric asks
+    its criteria in (checked within each scale: ideation's 1-10 overall is not compared with
+    its 1-4 criteria)."""
+    from creval.judges.discrimination import follows_criterion_order, no_variance
+
+    rubric = rubric_for(domain)
+    judged = [r.output["scores"] for r in records
+              if r.status == "ok" and r.unit.get("part") == "judge" and not r.unit.get("repeat")
+              and r.output.get("scores")]
+    judge = f"rubric judge (metric-validity, {domain})"
+    columns = {name: [scores.get(name) for scores in judged] for name in rubric.criteria()}
+    checks = no_variance(columns, judge=judge)
+    for names, _ in rubric.scales:
+        rows = [[scores.get(name) for name in names] for scores in judged]
+        checks += follows_criterion_order(rows, names, judge=judge)
+    return checks
 
 
 def judge_template(domain: str, prompt_file: str | None) -> str:

@@ -7,13 +7,14 @@ from typing import Any
 
 from creval.benchmarks.metric_validity.analysis import metric_agreement, separation_table
 from creval.benchmarks.metric_validity.data import LabelledText
+from creval.benchmarks.metric_validity.judging import discrimination_checks
 from creval.benchmarks.metric_validity.scoring import (
     PerText,
     creativity_scores,
     diversity_scores,
     template_scores,
 )
-from creval.records import Scores
+from creval.records import JudgeCheck, Scores
 from creval.runner.store import Record
 
 SMALL_INDEX_WORDS = 1_000_000
@@ -152,6 +153,7 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         f"of the AUROC, texts resampled within each set (seed {options.seed}).",
     ]
     out: dict[str, Any] = {}
+    judge_checks: list[JudgeCheck] = []
     if "ci" in metrics:
         from creval.index.remote import open_index
 
@@ -197,7 +199,8 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
                      "of five core concepts named by the judge model.")
     if "judge" in metrics:
         out["judge_criteria"] = _judgements(items, records, options.domain, per_text, excluded)
-        out["judge_checks"] = _judge_checks(items, records, options)
+        out["judge_reliability"] = _judge_checks(items, records, options)
+        judge_checks = discrimination_checks(records, options.domain)
         notes.append("Judge: rubric with chain of thought, strict parsing; the judge metric is "
                      "the domain's creativity criterion; unparsed answers are excluded and counted.")
     labels = {i.id: i.label for i in items}
@@ -229,6 +232,7 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         table=table,
         per_item={m: [per_text.get(i.id, {}).get(m) for i in items] for m in metric_names},
         notes=notes,
+        judge_checks=judge_checks,
     ).with_extra(separation=separation, set_table=sets, agreement=metric_agreement(per_text),
                  excluded=dict(excluded), values=values, per_text=per_text, **out)
 
@@ -274,7 +278,7 @@ def _sections(sets: list[dict[str, Any]], agreement: list[dict[str, Any]], out: 
             for r in templates["rate_by_n"]]})
     if out.get("judge_criteria"):
         sections.append({"title": "Judge criteria (mean per set)", "rows": out["judge_criteria"]})
-        sections.append({"title": "Judge checks", "rows": out["judge_checks"],
+        sections.append({"title": "Judge reliability", "rows": out["judge_reliability"],
                          "text": "Creative texts are the positive class. Repeats and the "
                                  "paraphrase pair run with --judge-repeats and --judge-flip."})
     if excluded:
