@@ -97,7 +97,7 @@ def test_rerun_sends_no_request_and_python_reads_the_same(local_profile: Path) -
         assert (local_profile / name / "records.jsonl").read_bytes() == data
     frame = creval.read_profile(local_profile).df()
     assert set(frame["benchmark"]) == {"ttct", "dat", "sat"}
-    assert frame.loc[frame["key"] == "dat_mean", "value"].notna().all()
+    assert frame.loc[frame["key"] == "sat_mean", "value"].notna().all()
 
 
 def test_profile_report_renders_in_chromium(local_profile: Path, tmp_path: Path) -> None:
@@ -130,18 +130,18 @@ def test_replayed_profiles_of_two_models_compare(
         assert done.returncode == 0, done.stdout + done.stderr
         replays.append(out)
         ours = {m["key"]: m["value"] for f in _doc(source)["families"] for m in f["measurements"]
-                if m["benchmark"] == "dat"}
+                if m["benchmark"] in ("dat", "sat")}
         again = {m["key"]: m["value"] for f in _doc(out)["families"] for m in f["measurements"]
-                 if m["benchmark"] == "dat"}
+                 if m["benchmark"] in ("dat", "sat")}
         assert again == ours  # the replay scores the recorded answers the same way
     done = run_cli("compare", *map(str, replays), "--csv", str(tmp_path / "board.csv"))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "creval profiles compared" in done.stdout and "dat_mean" in done.stdout
+    assert "creval profiles compared" in done.stdout and "sat_mean" in done.stdout
     assert f"replay:{local_profile}" in done.stdout and f"replay:{other}" in done.stdout
     frame = creval.reader.read_profiles(replays).df()
-    dat = frame[frame["key"] == "dat_mean"]
-    assert sorted(dat["rank"]) == [1, 2]
-    assert (dat["rank_low"] <= dat["rank"]).all() and (dat["rank"] <= dat["rank_high"]).all()
+    sat = frame[frame["key"] == "sat_mean"]
+    assert sorted(sat["rank"]) == [1, 2]
+    assert (sat["rank_low"] <= sat["rank"]).all() and (sat["rank"] <= sat["rank_high"]).all()
     assert (tmp_path / "board.csv").read_text().startswith("model,")
 
 

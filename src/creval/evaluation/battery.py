@@ -110,12 +110,17 @@ SEPARATION: tuple[Separation, ...] = (
     Separation("macgyver", "multiagent_overall", 0.35, 0.11,
                "seed 001 Table 3: GPT-4o 0.63 vs Qwen3 32B (thinking) 0.52; mean of three "
                "binary verdicts, sd about 0.35"),
+    Separation("sat", "sat_mean", 0.15, 0.053,
+               "seed 004 Table 7: Claude 3.5 Sonnet 0.579 vs GPT-4o 0.526; per-story sd "
+               "about 0.15 in creval's runs"),
     Separation("oogiri", "acc", 0.5, 0.1, "a proportion near 0.5; 10 points apart"),
     Separation("neocoder", "convergent@0", 0.37, 0.1,
                "seed 000 Table 3: GPT-4 convergent@0 = 0.162, a proportion (sd 0.37)"),
 )
 
 
+#: allenai/MacGyver problem_solution_pair.xlsx.
+MACGYVER_SHA256 = "85faadd871e081066ed6dbe0ecafad82f4c79c16619f6b90da562a81f3ccceac"
 #: nlp-waseda/JCQ test.jsonl (700 questions), identical in every commit of JCQ-judge.
 JCQ_TEST_SHA256 = "adbdea66e521d3b483f99d3aee17eacecc19a6a9c1d553b3a8ead753da6cfe07"
 
@@ -140,8 +145,8 @@ _MACGYVER = Member(
      Measure("semantic_entropy", "divergent", "MacGyver step-wise semantic entropy")),
     {"smoke": _opts(limit=1, n=5, max_steps=3, judge_max_tokens=96, judges="multiagent"),
      "standard": _opts(limit=160),
-     "paper": _opts(limit=300)},
-    data_option="source",
+     "paper": _opts(subset="paper300")},
+    data_option="source", upstream_sha256=frozenset({MACGYVER_SHA256}),
 )
 _OPEN_ENDED_PAPER = tuple(
     Member(name, _MACGYVER.measures, {"paper": _opts(limit=300)}, data_option="source",
@@ -172,9 +177,9 @@ _LOTBENCH = Member(
 )
 _DAT = Member(
     "dat",
-    (Measure("dat_mean", "divergent", "DAT score (0-100)"),),
+    (Measure("dat_mean", "divergent", "DAT score"),),
     {"smoke": _opts(trials=30), "standard": _opts(trials=100), "paper": _opts(trials=100)},
-    data_option="vectors",
+    data_option=None,  # no item set: the words are the model's
 )
 _SAT = Member(
     "sat",

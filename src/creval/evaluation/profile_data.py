@@ -83,7 +83,7 @@ def conditions(run: Run, planned: PlannedRun) -> dict[str, Any]:
     manifest = run.manifest
     scores = run.scores or Scores()
     options = dict(manifest.options)
-    data = "upstream"
+    data = "none"  # the task has no item set (DAT: the words are the model's)
     if planned.member.data_option is not None:
         data = data_identity(options.get(planned.member.data_option), planned.member.upstream_sha256)
     judge = (manifest.judge or {}).get("spec") if manifest.judge else None
@@ -174,7 +174,7 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, An
     value = _number(scores.headline.get(key))
     low, high, n, how = interval(scores, key)
     cond = conditions(run, planned)
-    refs = place(planned.member.benchmark, key, cond) if value is not None else []
+    refs = place(planned.member.benchmark, key, cond)
     needed = None
     gap = _gap(planned.member.benchmark, key)
     if low is not None and high is not None and n and gap:
@@ -185,8 +185,8 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, An
         "label": measure.label, "kind": measure.kind, "higher_is_better": measure.higher_is_better,
         "value": value, "low": low, "high": high, "n": n, "interval": how,
         "items_to_separate": needed,
-        "weak": _weak(planned.member.benchmark, key, scores, n) if value is not None
-        else ["not measured: the run has no value for it"],
+        "weak": ([] if value is not None else ["not measured: the run has no value for it"])
+        + _weak(planned.member.benchmark, key, scores, n),
         "references": refs,
         "conditions": {k: v for k, v in cond.items() if k != "options"},
     }
@@ -244,6 +244,8 @@ def summarize(doc: dict[str, Any]) -> dict[str, list[str]]:
                 reasons = sorted({r["reason"] for r in m["references"] if r["reason"]})
                 standing.append(f"{name}: {m['value']:.4g}; published values exist but are "
                                 f"{'; '.join(reasons)}")
+            else:
+                standing.append(f"{name}: {m['value']:.4g}; no published value of this measure")
             for w in m["weak"]:
                 weak.append(f"{name}: {w}")
         for run in fam["runs"]:

@@ -16,9 +16,9 @@ from creval.report.markdown import fmt, markdown_table
 
 def profile_leaderboard(profiles: Profiles) -> list[dict[str, Any]]:
     """One row per (measure, model), best first within each measure."""
-    versions = {p.document.get("battery_version") for p in profiles}
+    versions = sorted({str(p.document.get("battery_version")) for p in profiles})
     if len(versions) > 1:
-        raise CrevalError(f"These profiles ran different batteries ({', '.join(map(str, sorted(versions)))}); "
+        raise CrevalError(f"These profiles ran different batteries ({', '.join(versions)}); "
                           "profile the models again with the same creval to compare them.")
     frame = profiles.df()
     rows = [] if frame.empty else frame.to_dict("records")
