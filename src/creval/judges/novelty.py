@@ -44,6 +44,7 @@ from creval._util.prompts import format_prompt, load_prompt
 from creval.errors import CrevalError
 from creval.judges.structured import as_text
 from creval.models.base import Completion, GenerateRequest, Usage
+from creval.records import JudgeCheck
 
 __all__ = [
     "NoveltyItem",
@@ -169,6 +170,22 @@ class NoveltyRanking:
     def ties(self) -> list[PairComparison]:
         """Comparisons whose two orders disagreed."""
         return [c for c in self.comparisons if c.outcome == "tie"]
+
+    @property
+    def positions(self) -> list[int | None]:
+        """The position the judge picked in every answer (0 = the pair shown first, 1 = the
+        second, None = did not parse), both orders of each comparison."""
+        index = {"first": 0, "second": 1}
+        return [None if v.choice is None else index[v.choice]
+                for c in self.comparisons for v in (c.ab, c.ba)]
+
+    def judge_checks(self, *, judge: str = "pairwise novelty judge") -> list[JudgeCheck]:
+        """A :func:`~creval.judges.discrimination.position_bias` check when the judge picked
+        one position far more often than chance (each pair is asked in both orders, so a
+        judge that reads the solutions picks each position about half the time)."""
+        from creval.judges.discrimination import position_bias
+
+        return position_bias(self.positions, 2, judge=judge)
 
 
 class _Session:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from creval.errors import CrevalError
-from creval.records import Scores
+from creval.records import JudgeCheck, Scores
 from creval.runner.store import Record
 
 ESTIMATORS = ("length_normalised", "probability_weighted", "discrete")
@@ -185,6 +185,39 @@ def _judge_summary(records: list[Record]) -> tuple[dict[str, Any], list[dict[str
     return headline, rows
 
 
+#: Fewest parsed YES/NO verdicts before "always the same" counts as a judge check: a judge
+#: may fairly say YES to five good solutions in a row, hardly to ten without looking.
+BINARY_MIN_ITEMS = 10
+
+
+def judge_checks(records: list[Record], domain: str) -> list[JudgeCheck]:
+    """Each convergent judge's criteria whose verdict was the same on every solution (at
+    least :data:`BINARY_MIN_ITEMS` parsed). The order of the criteria is not checked: with
+    YES/NO verdicts, a strict rise along three or more criteria cannot happen."""
+    from creval.judges.discrimination import no_variance
+
+    out: list[JudgeCheck] = []
+    names = sorted({n for r in records for n in r.output.get("verdicts", {})})
+    for name in names:
+        verdicts = [r.output["verdicts"][name]["verdicts"] for r in records
+                    if name in r.output.get("verdicts", {})]
+        criteria = sorted({c for v in verdicts for c in v})
+        columns = {c: [None if v.get(c) is None else float(v[c]) for v in verdicts] for c in criteria}
+        out += no_variance(columns, min_items=BINARY_MIN_ITEMS,
+                           judge=f"{name} judge ({domain}; verdicts 1 = YES, 0 = NO)")
+    return out
+
+
+def _per_item(solutions: list[dict[str, Any]], judge_headline: dict[str, Any]) -> dict[str, list[float | None]]:
+    """The per-solution values behind ``semantic_entropy`` (its headline is their mean over the
+    solutions that have one) and behind each ``<judge>_overall`` (None: not judged by it)."""
+    out: dict[str, list[float | None]] = {"semantic_entropy": [s.get("se_length_normalised") for s in solutions]}
+    for key in judge_headline:
+        if key.endswith("_overall"):
+            out[key] = [s.get(key) for s in solutions]
+    return out
+
+
 def score_openended(records: list[Record], options: Any, *, domain: str) -> Scores:
     """The scores of one run (see the module docstring)."""
     from creval.embed import get_embedder
@@ -248,4 +281,6 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> Scor
         resources={"entailment": nli.identity(), "embedder": embedder.identity()},
         notes=notes,
         warnings=warnings,
+        per_item=_per_item(solutions, judge_headline),
+        judge_checks=judge_checks(ok, domain),
     ).with_extra(entailment_counts=nli.counts())
