@@ -124,7 +124,8 @@ def test_paper_protocol_is_placed_and_another_judge_is_not(
             or "swallow" in r["subject"].lower()]
     assert ours, f"no published Swallow value among {sorted(published)}"
     placed = [r for r in mean["references"] if r["comparable"]]
-    assert placed and all(r["reason"] is None for r in placed)
+    assert placed, sorted({r["reason"] for r in mean["references"]})
+    assert all(r["reason"] is None for r in placed)
     # the released judgements reproduce the published mean of the same model
     computed = next(r for r in ours if r["comparable"])
     assert mean["value"] == pytest.approx(computed["value"], abs=0.01)
