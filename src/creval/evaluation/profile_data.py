@@ -138,7 +138,10 @@ def _weak(benchmark: str, key: str, scores: Scores, n: int | None) -> list[str]:
     if _judged(benchmark, key) and is_self_judged(scores):
         weak.append("self-judged: the tested model judged its own answers")
     if _judged(benchmark, key):
-        weak += [f"judge does not discriminate: {c.detail}" for c in scores.judge_checks]
+        checks = scores.judge_checks
+        if checks:
+            more = f" (and {len(checks) - 1} more check(s) in the run's report)" if len(checks) > 1 else ""
+            weak.append(f"judge does not discriminate: {checks[0].detail}{more}")
     for failures in ("parse_failures", "unparsed"):
         if (count := _number(head.get(failures))):
             weak.append(f"{int(count)} answer(s) did not parse")
@@ -227,41 +230,62 @@ def assemble_profile(out: Path, planned: list[PlannedRun], header: dict[str, Any
     return doc
 
 
+def _short(value: float | None, low: float | None, high: float | None) -> str:
+    """A value with its interval, short.
+
+    >>> _short(0.51234, 0.4, 0.6), _short(2.0, None, None)
+    ('0.5123 [0.4, 0.6]', '2')
+    """
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return f"{value:.4g}"
+    return f"{value:.4g} [{low:.4g}, {high:.4g}]"
+
+
+def _standing(m: dict[str, Any]) -> str:
+    name = f"{m['label']}: {_short(m['value'], m['low'], m['high'])}"
+    valid = [r for r in m["references"] if r["comparable"]]
+    if valid:
+        above = sum(1 for r in valid if (r["value"] < m["value"]) == m["higher_is_better"])
+        return f"{name}, above {above} of {len(valid)} published models and groups measured the same way"
+    if m["references"]:
+        reasons = sorted({str(r["reason"]).removeprefix("not comparable: ") for r in m["references"]})
+        return f"{name}; not placed among published values ({'; '.join(reasons)})"
+    return f"{name}; no published value of this measure"
+
+
 def summarize(doc: dict[str, Any]) -> dict[str, list[str]]:
-    """The one-screen summary: where the model stands, what is weak, what to run next."""
-    standing, weak, next_steps = [], [], []
+    """The one-screen summary: where the model stands (a line per measurement), what is weak
+    (a line per benchmark) and what to run next."""
+    standing: list[str] = []
+    weak_by_run: dict[str, list[str]] = {}
     for fam in doc["families"]:
         for m in fam["measurements"]:
-            if m["value"] is None:
-                continue
-            name = f"{m['label']} ({m['benchmark']})"
-            valid = [r for r in m["references"] if r["comparable"]]
-            if valid:
-                above = sum(1 for r in valid if (r["value"] < m["value"]) == m["higher_is_better"])
-                standing.append(f"{name}: {m['value']:.4g}, above {above} of {len(valid)} "
-                                "published models and groups measured the same way")
-            elif m["references"]:
-                reasons = sorted({r["reason"] for r in m["references"] if r["reason"]})
-                standing.append(f"{name}: {m['value']:.4g}; published values exist but are "
-                                f"{'; '.join(reasons)}")
-            else:
-                standing.append(f"{name}: {m['value']:.4g}; no published value of this measure")
+            if m["value"] is not None:
+                standing.append(_standing(m))
+            mine = weak_by_run.setdefault(m["benchmark"], [])
             for w in m["weak"]:
-                weak.append(f"{name}: {w}")
+                text = f"{m['key']}: {w}" if w.startswith(("small:", "not measured")) else w
+                if text not in mine:
+                    mine.append(text)
         for run in fam["runs"]:
             if run.get("missing"):
-                weak.append(f"{run['benchmark']}: no scores yet (the run did not finish)")
-    if any("self-judged" in w for w in weak):
+                weak_by_run.setdefault(run["benchmark"], []).append("no scores yet (the run did not finish)")
+    weak = [f"{bench}: {'; '.join(ws)}" for bench, ws in weak_by_run.items() if ws]
+    flat = " ".join(weak)
+    next_steps = []
+    if "self-judged" in flat:
         next_steps.append("Run again with --judge SPEC (a stronger model) or --preset paper "
                           "for the papers' own judges; the finished answers are reused.")
-    if any("does not discriminate" in w for w in weak):
-        next_steps.append("The judge gave the same scores whatever the answer: its numbers "
-                          "say nothing about the model; use a stronger judge.")
-    if any("small:" in w for w in weak):
+    if "does not discriminate" in flat:
+        next_steps.append("A judge gave the same scores whatever the answer: its numbers say "
+                          "nothing about the model; use a stronger judge.")
+    if "small:" in flat:
         next_steps.append(f"Run --size standard (or paper) to separate models as the papers "
                           f"do; items needed per measure are in the details (battery "
                           f"{doc['battery_version']}).")
-    if any("trials invalid" in w or "did not parse" in w for w in weak):
+    if "trials invalid" in flat or "did not parse" in flat:
         next_steps.append("Many answers were invalid or unparsed: check the model follows the "
                           "format (or try --constrain-answers where the benchmark has it).")
     return {"standing": standing, "weak": weak, "next": next_steps}
