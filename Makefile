@@ -13,14 +13,28 @@ OUT ?= runs/demo
 
 setup: $(STAMP)
 
+# llama-cpp-python has no wheel on PyPI: it is built from source (minutes), once per machine,
+# into a wheelhouse named by its version, the Python and the CMake flags, and installed from there.
+LLAMA_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
+PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+WHEELHOUSE ?= $(HOME)/.cache/creval/wheels/llama-cpp-python-$(LLAMA_VERSION)-py$(PYVER)-$(shell printf '%s' '$(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-12)
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	# CPU build of torch (a plain `torch` requirement would pull several GB of CUDA).
-	$(PY) -m pip install "torch==2.13.0"
-	# llama.cpp built for any x86-64 CPU; --no-cache-dir so a cached native wheel is not reused.
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --no-cache-dir "llama-cpp-python[server]==0.3.36"
-	$(PY) -m pip install -e ".[all,dev]"
+	# llama.cpp built for any x86-64 CPU, unless this machine built it before with these flags;
+	# --no-cache-dir so that pip's cache (blind to CMAKE_ARGS) never supplies a native build.
+	ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || ( \
+	  rm -rf $(WHEELHOUSE).tmp && \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip wheel --no-cache-dir --no-deps \
+	    --wheel-dir $(WHEELHOUSE).tmp "llama-cpp-python==$(LLAMA_VERSION)" && \
+	  mkdir -p $(WHEELHOUSE) && mv $(WHEELHOUSE).tmp/llama_cpp_python-*.whl $(WHEELHOUSE)/ && \
+	  rm -rf $(WHEELHOUSE).tmp )
+	# Everything in one resolve: the CPU build of torch (a plain `torch` requirement would pull
+	# several GB of CUDA), llama.cpp from the wheelhouse only (never rebuilt here), the extras.
+	$(PY) -m pip install --find-links $(WHEELHOUSE) --only-binary llama-cpp-python \
+	  "torch==2.13.0" "llama-cpp-python[server]==$(LLAMA_VERSION)" -e ".[all,dev]"
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || echo "chromium not installed (needs root and Debian's apt): the HTML report's browser tests will skip, or fail under CI"
 	touch $(STAMP)
 
@@ -40,8 +54,10 @@ lint: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
+# The suite on every core (pytest-xdist; at most 4 workers: each may hold a model in memory).
+TEST_WORKERS ?= auto
 test: $(STAMP) lint docs
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --durations=30
 
 bench: $(STAMP)
 	$(PY) bench/runner_throughput.py
