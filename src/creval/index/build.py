@@ -22,12 +22,14 @@ from typing import Any
 
 from creval.errors import CrevalError, require
 from creval.index.words import (
+    TOKEN_DTYPE,
     TOKENIZER_NAME,
     WIDTH_BYTES,
     IdWidth,
     Vocabulary,
     max_vocabulary,
     separator_id,
+    word_tokens,
     words,
 )
 
@@ -122,11 +124,21 @@ def _finish_files(tmp: Path, out_dir: Path, width: str) -> None:
 
     ids = np.fromfile(tmp, dtype=np.uint32)
     sep32 = separator_id("u32")
-    starts = np.flatnonzero(ids == sep32)
     final: Any = ids
     if width == "u16":
         final = ids.astype(np.uint16)
-        final[starts] = separator_id("u16")
+        final[ids == sep32] = separator_id("u16")
+    elif width == "u16x2":  # a separator stays one token, a word becomes two
+        is_sep = ids == sep32
+        per_id = np.where(is_sep, 1, 2)
+        final = np.empty(int(per_id.sum()), dtype=np.uint16)
+        at = np.cumsum(per_id) - per_id
+        final[at[is_sep]] = separator_id("u16x2")
+        pairs = word_tokens(ids[~is_sep].astype(np.int64), width)
+        word_at = at[~is_sep]
+        final[word_at] = pairs[0::2]
+        final[word_at + 1] = pairs[1::2]
+    starts = np.flatnonzero(final == separator_id(width))
     final.tofile(out_dir / "tokenized.0")
     (starts.astype(np.uint64) * WIDTH_BYTES[width]).tofile(out_dir / "offset.0")
     tmp.unlink()
@@ -142,7 +154,7 @@ def _run_indexer(out_dir: Path, width: str, *, cpus: int, mem_gib: int) -> None:
     ulimit = hard if hard != resource.RLIM_INFINITY else 1 << 20
     command = [
         sys.executable, "-m", "infini_gram.indexing", "--data_dir", str(out_dir),
-        "--save_dir", str(out_dir), "--token_dtype", width, "--cpus", str(cpus),
+        "--save_dir", str(out_dir), "--token_dtype", TOKEN_DTYPE[width], "--cpus", str(cpus),
         "--mem", str(mem_gib), "--ulimit", str(ulimit),
     ]
     done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -176,9 +188,10 @@ def build_index(
 ) -> dict[str, Any]:
     """Build the index in ``out_dir`` (which must be empty or absent); returns its manifest.
 
-    ``id_width`` None picks u16 when the vocabulary fits and u32 otherwise; an explicit
-    width the vocabulary does not fit is an error. Note that the indexer of infini-gram
-    2.6.0 allocates 2**32 x 8 bytes (32 GiB) for u32 ids, so u32 is for big machines only.
+    ``id_width`` None picks u16 when the vocabulary fits and u16x2 (two 16-bit tokens per
+    word) otherwise; an explicit width the vocabulary does not fit is an error. Note that
+    the indexer of infini-gram 2.6.0 allocates 2**32 x 8 bytes (32 GiB) for u32 ids, so
+    u32 is for big machines only.
     """
     check_inputs(sources, out_dir)
     out_dir = out_dir.resolve()
@@ -191,13 +204,13 @@ def build_index(
     if n_docs == 0:
         tmp.unlink()
         raise CrevalError("The sources hold no document with a word in it; nothing to index.")
-    width = id_width or ("u16" if vocab.fits("u16") else "u32")
+    width = id_width or ("u16" if vocab.fits("u16") else "u16x2")
     if not vocab.fits(width):
         tmp.unlink()
         raise CrevalError(
             f"The vocabulary has {len(vocab)} words; ids of width {width} hold at most "
-            f"{max_vocabulary(width)}. Use --id-width u32 (the infini-gram 2.6.0 indexer then "
-            "needs about 32 GiB of memory) or index a smaller corpus."
+            f"{max_vocabulary(width)}. Use --id-width auto (two 16-bit tokens per word when "
+            "the vocabulary is larger) or index a smaller corpus."
         )
     _finish_files(tmp, out_dir, width)
     tokenized_at = time.perf_counter()

@@ -51,12 +51,12 @@ class NearMatcher(Protocol):
 def score_text(index: MatchIndex, text: str, *, min_l: int = DEFAULT_MIN_L,
                max_l: int = DEFAULT_MAX_L, near: NearMatcher | None = None) -> CIOutcome:
     """The index of one text from verbatim matches, plus near-verbatim ones with ``near``."""
-    if not text.strip():
-        return CIOutcome(None, 0, "empty text")
-    tokens = index.words(text)
-    if len(tokens) <= max_l:
-        return CIOutcome(None, len(tokens), f"too short: {len(tokens)} words, needs more than {max_l}")
-    spans = spans_from_match_ends(index.match_ends(tokens))
+    return score_texts(index, [text], min_l=min_l, max_l=max_l, near=near)[0]
+
+
+def _outcome(tokens: list[str], ends: list[int], *, min_l: int, max_l: int,
+             near: NearMatcher | None) -> CIOutcome:
+    spans = spans_from_match_ends(ends)
     added = near_only(spans, near.spans(tokens, min_l=min_l, max_l=max_l)) if near else []
     result = creativity_index(len(tokens), spans + added, min_l=min_l, max_l=max_l)
     return CIOutcome(result, len(tokens), near_spans=len(added))
@@ -73,5 +73,23 @@ def near_only(verbatim: list[tuple[int, int]], near: list[tuple[int, int]]) -> l
 
 def score_texts(index: MatchIndex, texts: Sequence[str], *, min_l: int = DEFAULT_MIN_L,
                 max_l: int = DEFAULT_MAX_L, near: NearMatcher | None = None) -> list[CIOutcome]:
-    """One outcome per text, in order."""
-    return [score_text(index, t, min_l=min_l, max_l=max_l, near=near) for t in texts]
+    """One outcome per text, in order. An index with ``match_ends_many`` (a local one)
+    answers all texts in one call; others are asked text by text."""
+    outcomes: list[CIOutcome | None] = []
+    scorable: dict[int, list[str]] = {}
+    for i, text in enumerate(texts):
+        if not text.strip():
+            outcomes.append(CIOutcome(None, 0, "empty text"))
+            continue
+        tokens = index.words(text)
+        if len(tokens) <= max_l:
+            outcomes.append(CIOutcome(None, len(tokens), f"too short: {len(tokens)} words, needs more than {max_l}"))
+            continue
+        outcomes.append(None)
+        scorable[i] = tokens
+    many = getattr(index, "match_ends_many", None)
+    batch = list(scorable.values())
+    ends = many(batch) if many is not None else [index.match_ends(t) for t in batch]
+    for (i, tokens), found in zip(scorable.items(), ends, strict=True):
+        outcomes[i] = _outcome(tokens, found, min_l=min_l, max_l=max_l, near=near)
+    return [o for o in outcomes if o is not None]

@@ -8,6 +8,14 @@ they are, imported when first needed.
 A :class:`Vocabulary` maps words to integer ids. Two ids at the top of the id width are
 reserved: the largest separates documents in the indexer's files, the next one stands for
 any word the corpus never had (it never occurs in the index, so it never matches).
+
+Three id widths: ``u16`` (one 16-bit token per word, at most 65,534 words), ``u32`` (one
+32-bit token per word; the infini-gram 2.6.0 indexer then allocates 32 GiB) and ``u16x2``
+(two 16-bit tokens per word, for any larger vocabulary on an ordinary machine). In
+``u16x2`` word ``v`` is the token pair ``(v // 32767, 32767 + v % 32767)``: first tokens
+lie in ``0..32766`` and second tokens in ``32767..65533``, so a match that starts at a word
+start can only meet the corpus at a word start, and a match of ``t`` tokens is ``t // 2``
+whole words.
 """
 
 from __future__ import annotations
@@ -19,8 +27,15 @@ from typing import Any, Literal
 
 from creval.errors import CrevalError, require
 
-IdWidth = Literal["u16", "u32"]
-WIDTH_BYTES: dict[str, int] = {"u16": 2, "u32": 4}
+IdWidth = Literal["u16", "u32", "u16x2"]
+#: Bytes per token (a ``u16x2`` word is two tokens).
+WIDTH_BYTES: dict[str, int] = {"u16": 2, "u32": 4, "u16x2": 2}
+#: Tokens per word.
+TOKENS_PER_WORD: dict[str, int] = {"u16": 1, "u32": 1, "u16x2": 2}
+#: The infini-gram token dtype of each width.
+TOKEN_DTYPE: dict[str, str] = {"u16": "u16", "u32": "u32", "u16x2": "u16"}
+#: Values of the second token of a ``u16x2`` word (and of the first: ``0 .. HALF - 1``).
+HALF = 32767
 TOKENIZER_NAME = "unidecode + nltk casual_tokenize (case and punctuation kept)"
 
 
@@ -36,7 +51,27 @@ def unknown_id(width: str) -> int:
 
 def max_vocabulary(width: str) -> int:
     """How many distinct words fit ids of this width (two ids are reserved)."""
+    if width == "u16x2":
+        return HALF * HALF
     return separator_id(width) - 1
+
+
+def word_tokens(ids: Any, width: str) -> Any:
+    """Word ids (a numpy integer array) as the index's tokens: the same for ``u16`` and
+    ``u32``, two tokens per word for ``u16x2``.
+
+    >>> import numpy as np
+    >>> word_tokens(np.array([0, 32768]), "u16x2").tolist()
+    [0, 32767, 1, 32768]
+    """
+    import numpy as np
+
+    if width != "u16x2":
+        return ids
+    out = np.empty(2 * len(ids), dtype=np.int64)
+    out[0::2] = ids // HALF
+    out[1::2] = HALF + ids % HALF
+    return out
 
 
 _tokenize: Any = None
@@ -81,13 +116,22 @@ class Vocabulary:
         return found
 
     def encode(self, tokens: Iterable[str], width: str) -> list[int]:
-        """Ids of known words; unknown words get :func:`unknown_id`.
+        """The index tokens of the words: known words' ids, :func:`unknown_id` for the
+        others; in ``u16x2`` two tokens per word (an unknown word is two unknown ids).
 
         >>> Vocabulary(["a", "b"]).encode(["b", "z", "a"], "u16")
         [1, 65534, 0]
+        >>> Vocabulary(["a", "b"]).encode(["b", "z"], "u16x2")
+        [0, 32768, 65534, 65534]
         """
         unk = unknown_id(width)
-        return [self.ids.get(t, unk) for t in tokens]
+        if width != "u16x2":
+            return [self.ids.get(t, unk) for t in tokens]
+        out: list[int] = []
+        for t in tokens:
+            v = self.ids.get(t)
+            out += (unk, unk) if v is None else (v // HALF, HALF + v % HALF)
+        return out
 
     def fits(self, width: str) -> bool:
         return len(self.ids) <= max_vocabulary(width)
