@@ -41,8 +41,8 @@ def _value(m: dict[str, Any]) -> str:
 
 
 def _self_judged_note(doc: dict[str, Any]) -> list[str]:
-    return [f"{r['benchmark']}: self-judged (the tested model judged its own answers)"
-            for f in doc["families"] for r in f["runs"] if r.get("self_judged")]
+    """The benchmarks whose judge was the tested model itself."""
+    return [r["benchmark"] for f in doc["families"] for r in f["runs"] if r.get("self_judged")]
 
 
 def render_profile_markdown(doc: dict[str, Any]) -> str:
@@ -99,28 +99,31 @@ PROFILE_CSS = """
 """
 
 
-def chart_svg(m: dict[str, Any], *, width: int = 520) -> str:
-    """A dot chart of the model beside the published values it may stand beside, or ''.
+def chart_svg(m: dict[str, Any], refs: list[dict[str, Any]], *, with_model: bool,
+              width: int = 520) -> str:
+    """A dot chart of published values ``refs``, with the model (and its interval) only when
+    ``with_model``: callers pass it only for values measured the same way.
 
-    Only comparable references are drawn; the model is drawn with its interval.
-
-    >>> m = {"value": 0.5, "low": 0.4, "high": 0.6, "references": [
-    ...     {"subject": "A", "kind": "model", "value": 0.3, "comparable": True},
-    ...     {"subject": "B", "kind": "model", "value": 0.9, "comparable": False}]}
-    >>> svg = chart_svg(m)
-    >>> "A" in svg and "B" not in svg and "this model" in svg
+    >>> m = {"value": 0.5, "low": 0.4, "high": 0.6}
+    >>> refs = [{"subject": "A", "kind": "model", "value": 0.3},
+    ...         {"subject": "Humans", "kind": "human", "value": 0.9}]
+    >>> svg = chart_svg(m, refs, with_model=True)
+    >>> "A" in svg and "Humans" in svg and "this model" in svg
     True
+    >>> "this model" in chart_svg(m, refs, with_model=False)
+    False
     """
-    placed = [r for r in m["references"] if r["comparable"]]
-    if not placed or m["value"] is None:
+    if not refs:
         return ""
-    rows = sorted([*placed, {"subject": "this model", "kind": "this", "value": m["value"]}],
-                  key=lambda r: -float(r["value"]))
-    values = [float(r["value"]) for r in rows] + [v for v in (m["low"], m["high"]) if v is not None]
+    model = [{"subject": "this model", "kind": "this", "value": m["value"]}] if with_model else []
+    rows = sorted([*refs, *model], key=lambda r: -float(r["value"]))
+    values = [float(r["value"]) for r in rows]
+    if with_model:
+        values += [v for v in (m["low"], m["high"]) if v is not None]
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.08 or 0.05
     lo, hi = lo - pad, hi + pad
-    left, right, row_h = 190, width - 20, 18
+    left, right, row_h = 190, width - 20, 16
 
     def x(v: float) -> float:
         return left + (v - lo) / (hi - lo) * (right - left)
@@ -129,7 +132,8 @@ def chart_svg(m: dict[str, Any], *, width: int = 520) -> str:
              f'height="{row_h * len(rows) + 30}" role="img">']
     for i, r in enumerate(rows):
         y = 14 + i * row_h
-        colour = {"this": "#c62828", "human": "#2e7d32"}.get(r["kind"], "#2f5fb3")
+        colour = {"this": "#c62828", "human": "#2e7d32"}.get(
+            r["kind"], "#2f5fb3" if with_model else "#8a93a3")
         if r["kind"] == "this" and m["low"] is not None and m["high"] is not None:
             parts.append(f'<line x1="{x(m["low"]):.1f}" x2="{x(m["high"]):.1f}" y1="{y}" y2="{y}" '
                          f'stroke="{colour}" stroke-width="2"/>')
@@ -144,10 +148,17 @@ def chart_svg(m: dict[str, Any], *, width: int = 520) -> str:
     return "".join(parts)
 
 
+def _largest_protocol(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    counts: dict[str, int] = {}
+    for r in refs:
+        counts[r["protocol"]] = counts.get(r["protocol"], 0) + 1
+    best = max(counts, key=lambda p: counts[p])
+    return [r for r in refs if r["protocol"] == best]
+
+
 def _measure_html(m: dict[str, Any]) -> str:
     weak = "".join(f'<div class="weak">&#9888; {_e(w)}</div>' for w in m["weak"])
     interval = "" if m["low"] is None else f" <span class=muted>[{fmt(m['low'])}, {fmt(m['high'])}]</span>"
-    chart = chart_svg(m)
     refs = m["references"]
     placed = [r for r in refs if r["comparable"]]
     others = [r for r in refs if not r["comparable"]]
@@ -155,17 +166,22 @@ def _measure_html(m: dict[str, Any]) -> str:
             f'</span> {_e(m["label"])} <code>{_e(m["benchmark"])}.{_e(m["key"])}</code></div>',
             f'<div class="big">{fmt(m["value"])}{interval}</div>',
             f'<div class="muted">{_e(m["interval"])}</div>', weak]
-    if chart:
+    if placed and m["value"] is not None:
         body.append(f"<figure class=plot><figcaption>Among published models measured the same "
-                    f"way ({len(placed)})</figcaption>{chart}</figure>")
+                    f"way ({len(placed)}): {_e(placed[0]['described'])}</figcaption>"
+                    f"{chart_svg(m, placed, with_model=True)}</figure>")
     elif refs:
-        body.append("<div class=notcomp>Not placed among published models: no published value "
-                    "was measured the same way.</div>")
+        shown = _largest_protocol(refs)
+        why = str(shown[0]["reason"] or "no value").removeprefix("not comparable: ")
+        body.append(f"<figure class='plot notcomp'><figcaption>Published ({len(shown)}), not "
+                    f"comparable: {_e(why)}; this model is not drawn among them.</figcaption>"
+                    f"{chart_svg(m, shown, with_model=False)}<div class=note>"
+                    f"{_e(shown[0]['described'])}</div></figure>")
     if others:
         items = "".join(f"<li>{_e(r['subject'])} {fmt(r['value'])}: {_e(r['reason'])} "
                         f"<span class=muted>({_e(r['source'])})</span></li>" for r in others)
         body.append(f"<details class=notcomp><summary>{len(others)} published value(s) not "
-                    f"comparable</summary><ul>{items}</ul></details>")
+                    f"comparable, with the reason</summary><ul>{items}</ul></details>")
     body.append("</div>")
     return "".join(body)
 
@@ -213,7 +229,9 @@ def render_profile_html(doc: dict[str, Any]) -> str:
         f"{block('Where the model stands', s['standing'])}"
         f"{block('Weak measurements', s['weak'], 'weak')}"
         f"{block('What to run next', s['next'])}</div>"
-        + ("".join(f"<div class=warning>{_e(x)}</div>" for x in self_judged))
+        + (f"<div class=warning>Self-judged (the tested model judged its own answers; not "
+           f"comparable with published numbers): {_e(', '.join(self_judged))}</div>"
+           if self_judged else "")
         + "</section>" + "".join(_family_html(f) for f in doc["families"])
         + "</main></body></html>"
     )
