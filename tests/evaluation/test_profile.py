@@ -65,6 +65,8 @@ def test_profile_writes_runs_manifest_and_reports(local_profile: Path) -> None:
     assert manifest["battery_version"] and manifest["size"] == "smoke"
     ttct = next(r for r in manifest["runs"] if r["benchmark"] == "ttct")
     assert ttct["judge"] == "self" and ttct["options"]["limit"] == 2
+    assert ttct["self_judged"] == ["judge"]
+    assert next(r for r in manifest["runs"] if r["benchmark"] == "dat")["self_judged"] == []
     doc = _doc(local_profile)
     [family] = doc["families"]
     assert family["seed"] == "004"

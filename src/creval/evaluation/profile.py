@@ -110,9 +110,19 @@ def _manifest(request: ProfileRequest, plans: list[tuple[PlannedRun, Plan]]) -> 
         "runs": [{"family": p.family.name, "seed": p.family.seed, "benchmark": p.member.benchmark,
                   "options": plan.options.model_dump(mode="json"),
                   "judge": plan.judge or ("self" if "judge" in plan.benchmark.roles else None),
-                  "roles": dict(plan.roles)} for p, plan in plans],
+                  "roles": dict(plan.roles), "self_judged": _self_roles(plan)}
+                 for p, plan in plans],
         "battery": describe_battery(),
     }
+
+
+def _self_roles(plan: Plan) -> list[str]:
+    """The judging roles the tested model plays itself: no judge given, and a role of the
+    benchmark's own with no model of its own falls back to the judge, then the model."""
+    judged = [r for r in plan.benchmark.roles if r != "target"] + list(plan.benchmark.extra_roles)
+    if plan.judge is not None:
+        return []
+    return [r for r in judged if r == "judge" or r not in plan.roles]
 
 
 def _check_resumable(out: Path, manifest: dict[str, Any]) -> None:
