@@ -88,10 +88,7 @@ def main() -> None:
                         help="llama: SmolLM2 on llama.cpp's server; instant: a loopback server "
                         "that answers at once, so only client-side overhead is timed")
     args = parser.parse_args()
-    if args.server == "instant":
-        httpd, url = start_instant_server()
-    else:
-        proc, url = start_server()
+    proc, url = start_instant_server() if args.server == "instant" else start_server()
     try:
         asyncio.run(baseline(url, 4, args.concurrency, args.max_tokens))  # warm-up
         base_times, creval_times = [], []
@@ -100,11 +97,8 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 creval_times.append(creval_run(url, args.requests, args.concurrency, args.max_tokens, Path(tmp)))
     finally:
-        if args.server == "instant":
-            httpd.shutdown()
-        else:
-            proc.terminate()
-            proc.wait()
+        proc.terminate()
+        proc.wait()
     b, c = statistics.median(base_times), statistics.median(creval_times)
     print(f"server={args.server} requests={args.requests} concurrency={args.concurrency} rounds={args.rounds}")
     print(f"bare openai loop: median {b:.2f}s  ({args.requests / b:.2f} req/s)  all {[round(x, 2) for x in base_times]}")

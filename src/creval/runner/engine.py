@@ -271,7 +271,7 @@ class Runner:
 
     # -- units --------------------------------------------------------------------------------
     async def _run_unit(self, unit: Unit) -> Record | None:
-        """Run one unit and append its record; None when its endpoint was down (no record)."""
+        """Run one unit and build its record; None when its endpoint was down (no record)."""
         ctx = UnitContext(self)
         started = time.time()
         try:
@@ -293,7 +293,6 @@ class Runner:
                 error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}",
                 started=started, seconds=time.time() - started,
             )
-        self.store.append(record)
         return record
 
     def pending(self, units: Sequence[Unit]) -> list[Unit]:
@@ -321,6 +320,12 @@ class Runner:
         async def one(unit: Unit) -> None:
             async with gate:
                 record = None if self.down else await self._run_unit(unit)
+                # queued in order before the gate opens for the next unit
+                committed = None if record is None else self.store.queue(record)
+            # the width bounds the units at work, not those whose fsync is under way: the
+            # unit counts as finished only once its record is on disk
+            if committed is not None:
+                await asyncio.shield(committed)
             if record is None:
                 self.counters.units_not_run += 1
             elif record.status == "error":

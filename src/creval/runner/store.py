@@ -1,14 +1,20 @@
 """The run store: a directory with ``manifest.json``, ``records.jsonl`` and ``scores.json``.
 
-``records.jsonl`` is append-only: one line each time a unit of work finishes, flushed and
-fsynced before the next unit is acknowledged. A unit that ended in an error and was retried
-has a later line too; readers take the last line per key (:mod:`creval.records`). A process killed mid-write can leave at most one
+``records.jsonl`` is append-only: one line each time a unit of work finishes, written whole
+(one ``write`` call) and fsynced before the unit counts as finished. :meth:`RunStore.commit`
+is the runner's way: the records of units that finish while an fsync is under way are
+written at once and share the next fsync (a group commit), which runs in a worker thread so
+the event loop keeps sending requests. A unit is reported finished only once the fsync that
+covers its line has returned, so a kill at any moment loses at most the units in flight, and
+a line that reached the file is never written again (resume skips its key). A unit that
+ended in an error and was retried has a later line too; readers take the last line per key (:mod:`creval.records`). A process killed mid-write can leave at most one
 partial last line; opening the store cuts it off, so a resumed run never appends to a
 broken line and never duplicates a record.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import tempfile
@@ -69,6 +75,9 @@ class RunStore:
         self.records_path = self.root / RECORDS
         self._repair_tail()
         self._fh = open(self.records_path, "ab")  # noqa: SIM115 - kept open for the run
+        #: lines waiting for the group commit under way, each with its unit's waiter
+        self._queued: list[tuple[bytes, asyncio.Future[None]]] = []
+        self._committer: asyncio.Task[None] | None = None
 
     def _repair_tail(self) -> None:
         """Cut a partial last line left by a killed process."""
@@ -102,10 +111,56 @@ class RunStore:
         return latest_records(self.records())
 
     def append(self, record: Record) -> None:
-        line = record.model_dump_json().encode("utf-8") + b"\n"
-        self._fh.write(line)
-        self._fh.flush()
+        """Write ``record`` and fsync it before returning."""
+        self._write(record.model_dump_json().encode("utf-8") + b"\n")
         os.fsync(self._fh.fileno())
+
+    def _write(self, data: bytes) -> None:
+        # whole lines in one write call: a kill leaves at most one partial last line
+        self._fh.write(data)
+        self._fh.flush()
+
+    def queue(self, record: Record) -> asyncio.Future[None]:
+        """Queue ``record`` for the group commit (see the module); the future is done once
+        its line is written and fsynced.
+
+        Lines reach the file in the order they were queued: with the next batch, written as
+        soon as no fsync is under way. Cancelling a waiter does not take back its line.
+        """
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queued.append((record.model_dump_json().encode("utf-8") + b"\n", waiter))
+        if self._committer is None:
+            self._committer = asyncio.create_task(self._group_commit())
+        return waiter
+
+    async def commit(self, record: Record) -> None:
+        """Append ``record``; return once it is fsynced (shares fsyncs, see :meth:`queue`)."""
+        await asyncio.shield(self.queue(record))
+
+    async def _group_commit(self) -> None:
+        """Write and fsync queued lines, batch after batch, until none is left."""
+        try:
+            while self._queued:
+                batch, self._queued = self._queued, []
+                try:
+                    self._write(b"".join(line for line, _ in batch))
+                    await asyncio.to_thread(os.fsync, self._fh.fileno())
+                except asyncio.CancelledError:
+                    for _, waiter in [*batch, *self._queued]:
+                        waiter.cancel()
+                    self._queued = []
+                    raise
+                except Exception as exc:  # each unit's commit raises it (e.g. disk full)
+                    for _, waiter in [*batch, *self._queued]:
+                        if not waiter.done():
+                            waiter.set_exception(exc)
+                    self._queued = []
+                    return
+                for _, waiter in batch:
+                    if not waiter.done():
+                        waiter.set_result(None)
+        finally:
+            self._committer = None
 
     # -- scores and invocations -------------------------------------------------------------
     def write_scores(self, scores: dict[str, Any]) -> None:
