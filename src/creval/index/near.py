@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from creval.errors import CrevalError
-from creval.index.words import WIDTH_BYTES, separator_id
+from creval.index.words import HALF, WIDTH_BYTES, separator_id
 from creval.metrics.creativity_index import near_match_spans
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ def corpus_documents(index: LocalIndex) -> list[list[str]]:
     cuts = np.flatnonzero(ids == separator_id(width))
     docs = []
     for start, end in zip(cuts, [*cuts[1:], len(ids)], strict=True):
-        doc = ids[start + 1 : end]
+        doc = ids[start + 1 : end].astype(np.int64)
+        if width == "u16x2":  # two tokens per word
+            doc = doc[0::2] * HALF + (doc[1::2] - HALF)
         if len(doc):
             docs.append([words[i] for i in doc.tolist()])
     return docs
