@@ -17,13 +17,24 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``llama_cpp.server`` on the packaged SmolLM2, shared by the session; its base URL."""
-    server = LlamaServer(tmp_path_factory.mktemp("llama_server") / "server.log")
-    try:
+    """A real ``llama_cpp.server`` on the packaged SmolLM2, shared by the session; its base URL.
+
+    Under pytest-xdist each worker has its own (it starts in seconds and holds 135M
+    parameters): a server shared by workers would have no owner to stop it once the last
+    test using it is done. Its port comes from the OS; should another worker's server take
+    that port before this one binds it, it is started again on a new one."""
+    folder = tmp_path_factory.mktemp("llama_server")
+    for attempt in range(3):
+        server = LlamaServer(folder / f"server-{attempt}.log")
         try:
             server.wait_ready()
         except RuntimeError as exc:
+            server.stop()
+            if "address already in use" in str(exc).lower() and attempt < 2:
+                continue
             pytest.fail(str(exc))
+        break
+    try:
         yield server.url
     finally:
         server.stop()
