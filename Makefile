@@ -32,9 +32,9 @@ $(STAMP): pyproject.toml
 	  mkdir -p $(WHEELHOUSE) && mv $(WHEELHOUSE).tmp/llama_cpp_python-*.whl $(WHEELHOUSE)/ && \
 	  rm -rf $(WHEELHOUSE).tmp )
 	# Everything in one resolve: the CPU build of torch (a plain `torch` requirement would pull
-	# several GB of CUDA), llama.cpp from the wheelhouse only (never rebuilt here), the extras.
-	$(PY) -m pip install --find-links $(WHEELHOUSE) --only-binary llama-cpp-python \
-	  "torch==2.13.0" "llama-cpp-python[server]==$(LLAMA_VERSION)" -e ".[all,dev]"
+	# several GB of CUDA), llama.cpp from the wheelhouse's file (never rebuilt here), the extras.
+	$(PY) -m pip install "torch==2.13.0" \
+	  "$$(ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl | head -n 1)[server]" -e ".[all,dev]"
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || echo "chromium not installed (needs root and Debian's apt): the HTML report's browser tests will skip, or fail under CI"
 	touch $(STAMP)
 
