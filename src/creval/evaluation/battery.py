@@ -106,7 +106,9 @@ SEPARATION: tuple[Separation, ...] = (
                "seed 004 Table 6: per-trial sd 1.4-1.8 (x100); calm3-22b 51.4 vs GPT-4o 52.7"),
     Separation("jcq", "mean", 0.6, 0.12,
                "seed 004 Table 3: calm3-22b 3.76 vs GPT-4o 3.64; sd of one answer's mean of "
-               "four 1-5 scores about 0.6"),
+               "four 1-5 scores about 0.6. Bootstrap intervals over GPT-4o's released "
+               "judgements separate every adjacent pair of Table 3 that 700 questions "
+               "separate at 105 questions (bench/profile_sizes.py); standard asks 140"),
     Separation("macgyver", "multiagent_overall", 0.35, 0.11,
                "seed 001 Table 3: GPT-4o 0.63 vs Qwen3 32B (thinking) 0.52; mean of three "
                "binary verdicts, sd about 0.35"),
