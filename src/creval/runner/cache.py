@@ -3,10 +3,19 @@
 The key covers the model's identity, every generation parameter, the messages and the
 sample index, so the ``n`` samples of one request stay distinct and one model's answers are
 never served for another model.
+
+Writes made inside an event loop are written behind: :meth:`ResponseCache.put` keeps the
+row in memory (where :meth:`~ResponseCache.get` finds it at once) and a worker thread
+commits the rows put meanwhile in one transaction, so the loop neither waits for SQLite nor
+pays a commit per answer. :meth:`~ResponseCache.flushed` returns once every row put before
+it is committed (the runner awaits it before a unit counts as finished, so a kill never
+loses the cached answers of a finished unit); :meth:`~ResponseCache.close` commits what is
+left. Outside an event loop a put is committed before it returns, as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
@@ -66,16 +75,31 @@ class ResponseCache:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db = self._connect()
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS responses ("
             " key TEXT PRIMARY KEY, model TEXT NOT NULL, created REAL NOT NULL,"
             " completion TEXT NOT NULL)"
         )
+        #: the worker thread's connection (opened on the first write behind)
+        self._writer: sqlite3.Connection | None = None
+        #: rows put and not yet committed: key -> (model, created, completion JSON)
+        self._pending: dict[str, tuple[str, float, str]] = {}
+        self._flusher: asyncio.Task[None] | None = None
+        #: callers of :meth:`flushed` waiting for the next batch to be committed
+        self._waiters: list[asyncio.Future[None]] = []
+
+    def _connect(self, *, check_same_thread: bool = True) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
+                             check_same_thread=check_same_thread)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
 
     def _row(self, key: str) -> str | None:
+        pending = self._pending.get(key)
+        if pending is not None:
+            return pending[2]
         row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -89,16 +113,93 @@ class ResponseCache:
         return None if row is None else PromptScores.model_validate_json(row)
 
     def put(self, key: str, model: str, completion: BaseModel) -> None:
-        """Store a :class:`Completion` (or :class:`PromptScores`) under ``key``."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO responses (key, model, created, completion) VALUES (?,?,?,?)",
-            (key, model, time.time(), completion.model_dump_json()),
-        )
+        """Store a :class:`Completion` (or :class:`PromptScores`) under ``key`` (inside an
+        event loop: written behind, see the module)."""
+        row = (model, time.time(), completion.model_dump_json())
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._insert(self._db, {key: row})
+            return
+        self._pending[key] = row
+        self._start_flusher()
+
+    async def flushed(self) -> None:
+        """Return once every row put before this call is committed (raises what the
+        commit raised)."""
+        if not self._pending and self._flusher is None:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._start_flusher()
+        await asyncio.shield(waiter)
+
+    def _start_flusher(self) -> None:
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._write_behind())
+
+    async def _write_behind(self) -> None:
+        """Commit the pending rows batch after batch, each batch in one transaction in a
+        worker thread, until none is left; then wake the callers of :meth:`flushed`."""
+        try:
+            while self._pending or self._waiters:
+                waiters, self._waiters = self._waiters, []
+                batch = dict(self._pending)  # stays readable in _pending until committed
+                try:
+                    if batch:
+                        if self._writer is None:
+                            self._writer = self._connect(check_same_thread=False)
+                        await asyncio.to_thread(self._insert, self._writer, batch)
+                except asyncio.CancelledError:
+                    for waiter in [*waiters, *self._waiters]:
+                        waiter.cancel()
+                    self._waiters = []
+                    raise
+                except Exception as exc:  # e.g. the database stayed locked: each waiter raises it
+                    for waiter in [*waiters, *self._waiters]:
+                        if not waiter.done():
+                            waiter.set_exception(exc)
+                    self._waiters = []
+                    return  # the rows stay pending: the next put or close tries again
+                for key, row in batch.items():
+                    if self._pending.get(key) is row:
+                        del self._pending[key]
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+        finally:
+            self._flusher = None
+
+    @staticmethod
+    def _insert(db: sqlite3.Connection, rows: dict[str, tuple[str, float, str]]) -> None:
+        """Insert ``rows`` in one transaction."""
+        db.execute("BEGIN")
+        try:
+            db.executemany(
+                "INSERT OR REPLACE INTO responses (key, model, created, completion) VALUES (?,?,?,?)",
+                [(key, *row) for key, row in rows.items()],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     def __len__(self) -> int:
+        self._commit_pending()
         return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
+    def _commit_pending(self) -> None:
+        """Commit the rows still pending (say, of a loop that ended before its write behind
+        ran); a row also being written behind is written twice, to the same value."""
+        if self._pending:
+            self._insert(self._db, self._pending)
+            self._pending = {}
+
     def close(self) -> None:
+        self._commit_pending()
+        if self._writer is not None:
+            self._writer.close()
         self._db.close()
 
 

@@ -147,6 +147,8 @@ class Runner:
         self.show_progress = progress
         self.label = label
         self._limits: dict[str, asyncio.Semaphore] = {}
+        #: id(model) -> (model, identity, endpoint): asked once per model, not per request
+        self._identities: dict[int, tuple[Model, dict[str, Any], str]] = {}
         self._progress: Progress | None = None
         #: endpoint -> consecutive connection failures; an endpoint at the threshold is down
         self._failures: dict[str, int] = {}
@@ -154,9 +156,17 @@ class Runner:
         self.down: dict[str, str] = {}
 
     # -- model calls --------------------------------------------------------------------------
-    @staticmethod
-    def _endpoint(model: Model) -> str:
-        return str(model.identity().get("base_url") or model.spec)
+    def _identity(self, model: Model) -> tuple[dict[str, Any], str]:
+        """The model's identity (for cache keys) and its endpoint (for limits, breaker)."""
+        entry = self._identities.get(id(model))
+        if entry is None or entry[0] is not model:
+            identity = model.identity()
+            entry = (model, identity, str(identity.get("base_url") or model.spec))
+            self._identities[id(model)] = entry
+        return entry[1], entry[2]
+
+    def _endpoint(self, model: Model) -> str:
+        return self._identity(model)[1]
 
     def _limit(self, model: Model) -> asyncio.Semaphore:
         endpoint = self._endpoint(model)
@@ -168,7 +178,7 @@ class Runner:
         self, role: str, request: GenerateRequest, first_sample: int
     ) -> list[Completion]:
         model = self.models[role]
-        identity = model.identity()
+        identity = self._identity(model)[0]
         indices = range(first_sample, first_sample + request.n)
         keys = [cache_key(identity, request, i) for i in indices]
         found: dict[int, Completion] = {}
@@ -197,7 +207,7 @@ class Runner:
             raise ModelRefused(
                 f"{model.spec} gives no prompt log-probabilities; backends that do: {SCORING_BACKENDS}."
             )
-        key = prompt_cache_key(model.identity(), request)
+        key = prompt_cache_key(self._identity(model)[0], request)
         if self.cache is not None:
             hit = self.cache.get_prompt_scores(key)
             if hit is not None:
@@ -325,6 +335,8 @@ class Runner:
             # the width bounds the units at work, not those whose fsync is under way: the
             # unit counts as finished only once its record is on disk
             if committed is not None:
+                if self.cache is not None:  # its answers' cache rows, committed behind
+                    await self.cache.flushed()
                 await asyncio.shield(committed)
             if record is None:
                 self.counters.units_not_run += 1

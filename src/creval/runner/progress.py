@@ -1,13 +1,22 @@
-"""A live progress bar: units done, errors, cache hits, tokens."""
+"""A live progress bar: units done, errors, cache hits, tokens.
+
+The bar is drawn ten times a second (rich's refresh); the runner's updates, one or more per
+request, are passed on to it at most as often, the last one and every unit counted.
+"""
 
 from __future__ import annotations
 
 import sys
+import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from creval.runner.counters import Counters
+
+
+#: Seconds between two updates passed on to the bar.
+INTERVAL = 0.1
 
 
 class Progress:
@@ -19,6 +28,9 @@ class Progress:
         self.description = description
         self._bar: Any = None
         self._task: Any = None
+        self._advanced = 0  # units finished since the last update passed on
+        self._next = 0.0  # time.monotonic() from which the next update is passed on
+        self._counters: Counters | None = None  # the last counters not passed on
 
     def __enter__(self) -> Progress:
         if self.enabled:
@@ -59,11 +71,25 @@ class Progress:
 
     def update(self, counters: Counters) -> None:
         if self._bar is not None:
-            self._bar.update(self._task, **self._fields(counters))
+            self._offer(counters)
 
     def advance(self, counters: Counters) -> None:
         if self._bar is not None:
-            self._bar.update(self._task, advance=1, **self._fields(counters))
+            self._advanced += 1
+            self._offer(counters)
+
+    def _offer(self, counters: Counters) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            self._counters = counters
+            return
+        self._push(counters)
+        self._next = now + INTERVAL
+
+    def _push(self, counters: Counters) -> None:
+        self._bar.update(self._task, advance=self._advanced, **self._fields(counters))
+        self._advanced = 0
+        self._counters = None
 
     def __exit__(
         self,
@@ -72,4 +98,6 @@ class Progress:
         tb: TracebackType | None,
     ) -> None:
         if self._bar is not None:
+            if self._counters is not None:  # held back: the bar ends on the last counts
+                self._push(self._counters)
             self._bar.__exit__(exc_type, exc, tb)

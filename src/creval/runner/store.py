@@ -3,8 +3,8 @@
 ``records.jsonl`` is append-only: one line each time a unit of work finishes, written whole
 (one ``write`` call) and fsynced before the unit counts as finished. :meth:`RunStore.commit`
 is the runner's way: the records of units that finish while an fsync is under way are
-written at once and share the next fsync (a group commit), which runs in a worker thread so
-the event loop keeps sending requests. A unit is reported finished only once the fsync that
+written together and share the next fsync (a group commit); write and fsync run in a worker
+thread, so the event loop keeps sending requests meanwhile. A unit is reported finished only once the fsync that
 covers its line has returned, so a kill at any moment loses at most the units in flight, and
 a line that reached the file is never written again (resume skips its key). A unit that
 ended in an error and was retried has a later line too; readers take the last line per key (:mod:`creval.records`). A process killed mid-write can leave at most one
@@ -120,6 +120,10 @@ class RunStore:
         self._fh.write(data)
         self._fh.flush()
 
+    def _write_and_sync(self, data: bytes) -> None:
+        self._write(data)
+        os.fsync(self._fh.fileno())
+
     def queue(self, record: Record) -> asyncio.Future[None]:
         """Queue ``record`` for the group commit (see the module); the future is done once
         its line is written and fsynced.
@@ -143,8 +147,7 @@ class RunStore:
             while self._queued:
                 batch, self._queued = self._queued, []
                 try:
-                    self._write(b"".join(line for line, _ in batch))
-                    await asyncio.to_thread(os.fsync, self._fh.fileno())
+                    await asyncio.to_thread(self._write_and_sync, b"".join(line for line, _ in batch))
                 except asyncio.CancelledError:
                     for _, waiter in [*batch, *self._queued]:
                         waiter.cancel()
