@@ -13,8 +13,11 @@ starting there, which is what infini-gram's ``creativity()`` answers. All positi
 texts of a batch are searched together: every step of the binary search is a few numpy
 operations over all of them, instead of one engine call (and one thread) per position.
 
-Each comparison starts after the prefix already known to match both ends of the current
-interval (the classic ``min(lcp(low), lcp(high))`` rule of Manber and Myers), so the
+The search starts from a sample of the suffix array kept in memory (every 64th suffix's
+first tokens packed into one integer, built on the first query): ``numpy.searchsorted``
+brackets every query between two samples at C speed, which leaves about 6 of the ~25
+binary-search steps to do on the mapped files. Each comparison starts after the prefix
+already known to match both ends of the current interval (the classic ``min(lcp(low), lcp(high))`` rule of Manber and Myers), so the
 tokens of a long match are read about once, not once per step. Comparing tokens read
 big-endian compares them in ``memcmp`` order. A text's end sorts before every token, and
 the corpus's end before that, so neither ever matches; the unknown-word id never occurs in
@@ -32,12 +35,16 @@ import numpy as np
 
 from creval.index.words import TOKENS_PER_WORD, WIDTH_BYTES
 
-#: Tokens compared per gather; most comparisons end at the first token.
+#: Tokens compared by the first gather (most comparisons end at the first token); each
+#: further gather of a comparison still running reads twice as many, up to MAX_CHUNK.
 CHUNK = 4
+MAX_CHUNK = 256
 #: Word positions searched together at most (bounds the working memory to a few MB).
 BLOCK = 1 << 16
 _TEXT_END = -1  # after a text's last token: below every token
 _CORPUS_END = -2  # past the corpus's last token: below a text's end
+#: Every STRIDE-th suffix is sampled (more for very large indexes: at most ~1M samples).
+STRIDE = 64
 
 
 class SuffixArray:
@@ -60,6 +67,39 @@ class SuffixArray:
         else:
             self._table = np.asarray(np.memmap(index_dir / "table.0", dtype=np.uint8, mode="r"))
             self._weights = (np.uint64(1) << (np.arange(self.ratio, dtype=np.uint64) * np.uint64(8)))
+        # Sample keys: as many tokens as fit 64 bits, both ends read as 0 (see _pack).
+        self._bits = 8 * token_bytes
+        self._key_tokens = 64 // self._bits
+        self._sample_ranks: np.ndarray | None = None
+        self._sample_keys = np.zeros(0, dtype=np.uint64)
+
+    def _pack(self, tokens: np.ndarray) -> np.ndarray:
+        """The first ``_key_tokens`` columns of ``tokens`` (keys; ends < 0) as one uint64 each.
+
+        An end packs as 0, like token 0, so two sequences can pack equal and still differ
+        (undecided: the binary search decides), but a smaller packed key always means a
+        smaller sequence: after a text's end a text packs only zeros, and so does the corpus
+        after its end."""
+        packed = np.zeros(len(tokens), dtype=np.uint64)
+        for column in range(self._key_tokens):
+            packed = (packed << np.uint64(self._bits)) | np.maximum(tokens[:, column], 0).astype(np.uint64)
+        return packed
+
+    def _corpus_tokens(self, at: np.ndarray) -> np.ndarray:
+        """Corpus keys at token positions ``at`` (any shape), the corpus end past the last."""
+        last = self.n - 1
+        corpus = self.tokens[np.minimum(at, last)].astype(np.int64)
+        corpus[at > last] = _CORPUS_END
+        return corpus
+
+    def _samples(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._sample_ranks is None:
+            stride = max(STRIDE, self.n >> 20)
+            ranks = np.arange(0, self.n, stride, dtype=np.int64)
+            at = self._pointers(ranks)[:, None] + np.arange(self._key_tokens)
+            self._sample_keys = self._pack(self._corpus_tokens(at))
+            self._sample_ranks = ranks
+        return self._sample_ranks, self._sample_keys
 
     def keys(self, ids: Sequence[int]) -> np.ndarray:
         """Token ids as the comparison keys of the mapped corpus (its tokens read big-endian)."""
@@ -82,13 +122,10 @@ class SuffixArray:
         lcp = known.copy()
         less = np.zeros(len(lcp), dtype=bool)
         todo = np.arange(len(lcp))
-        offsets = np.arange(CHUNK)
-        last = self.n - 1
+        chunk = CHUNK
         while todo.size:
-            start = lcp[todo][:, None] + offsets
-            at = corpus_at[todo][:, None] + start
-            corpus = self.tokens[np.minimum(at, last)].astype(np.int64)
-            corpus[at > last] = _CORPUS_END
+            start = lcp[todo][:, None] + np.arange(chunk)
+            corpus = self._corpus_tokens(corpus_at[todo][:, None] + start)
             text = query[query_at[todo][:, None] + start]
             differ = corpus != text
             found = differ.any(axis=1)
@@ -98,19 +135,29 @@ class SuffixArray:
             lcp[done] += first[rows]
             less[done] = corpus[rows, first[rows]] < text[rows, first[rows]]
             rest = todo[~found]
-            lcp[rest] += CHUNK
+            lcp[rest] += chunk
             todo = rest
+            chunk = min(2 * chunk, MAX_CHUNK)
         return lcp, less
 
     def longest_matches(self, query: np.ndarray, starts: np.ndarray) -> np.ndarray:
         """Length in tokens of the longest corpus match of ``query[s:]`` for each ``s`` in
-        ``starts``; ``query`` holds keys, each text followed by a text end, then ``CHUNK``
+        ``starts``; ``query`` holds keys, each text followed by a text end, then ``MAX_CHUNK``
         more text ends."""
         count = len(starts)
-        low = np.full(count, -1, dtype=np.int64)  # rank known to sort before the query
-        high = np.full(count, self.n, dtype=np.int64)  # rank known not to
+        ranks, keys = self._samples()
+        wanted = self._pack(query[starts[:, None] + np.arange(self._key_tokens)])
+        # Samples with a smaller key sort before the query, with a larger one after it.
+        before = np.searchsorted(keys, wanted, side="left") - 1
+        after = np.searchsorted(keys, wanted, side="right")
+        low = np.where(before >= 0, ranks[np.maximum(before, 0)], -1)  # sorts before the query
+        high = np.where(after < len(ranks), ranks[np.minimum(after, len(ranks) - 1)], self.n)  # does not
         lcp_low = np.zeros(count, dtype=np.int64)
         lcp_high = np.zeros(count, dtype=np.int64)
+        for bound, lcp_bound in ((low, lcp_low), (high, lcp_high)):
+            inside = np.flatnonzero((bound >= 0) & (bound < self.n))
+            lcp_bound[inside] = self._compare(self._pointers(bound[inside]), starts[inside],
+                                              np.zeros(len(inside), dtype=np.int64), query)[0]
         while True:
             open_ = np.flatnonzero(high - low > 1)
             if not open_.size:
@@ -142,7 +189,7 @@ class SuffixArray:
     def _block(self, texts: list[Sequence[int]]) -> list[list[int]]:
         lengths = np.array([len(t) for t in texts], dtype=np.int64)
         begins = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-        query = np.full(int((lengths + 1).sum()) + CHUNK, _TEXT_END, dtype=np.int64)
+        query = np.full(int((lengths + 1).sum()) + MAX_CHUNK, _TEXT_END, dtype=np.int64)
         for begin, ids in zip(begins.tolist(), texts, strict=True):
             query[begin : begin + len(ids)] = self.keys(ids)
         starts = np.concatenate([begin + np.arange(0, n, self.step) for begin, n in
