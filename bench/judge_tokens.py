@@ -14,11 +14,19 @@ Two responders answer the judges' prompts:
   ``--chateval-words`` words with the vote in the last round; confidence ``--confidence``).
   Prompt and answer are counted with a real tokenizer (the SmolLM2 GGUF's, vocabulary only),
   so the ratio reflects the protocols' structure, not one model's verbosity or obedience.
-  ``--sensitivity`` runs a small grid of such settings.
+  ``--sensitivity`` runs a small grid of such settings. With ``--stances mixed`` its
+  stance and verdict on a criterion follow a fixed pseudo-random truth per (problem,
+  criterion), so that verdict agreement between two multi-agent panels checks that each
+  verdict still reaches its own criterion (it cannot show what a real model would decide).
+
+Every run also holds the multi-agent judge with ``panel="joint"`` (one discussion of all
+criteria, then a verdict per criterion) beside the default per-criterion panel, and reports
+its token fraction and how many of its verdicts agree with the default panel's.
 
     .venv/bin/python bench/judge_tokens.py                       # local SmolLM2, 3 items
     .venv/bin/python bench/judge_tokens.py --model openai:gpt-4o-mini --items 10
     .venv/bin/python bench/judge_tokens.py --responder compliant --sensitivity
+    .venv/bin/python bench/judge_tokens.py --responder compliant --chateval-words 430 --stances mixed
 """
 
 from __future__ import annotations
@@ -119,6 +127,7 @@ class Lengths:
     chateval_words: int = 150  # every ChatEval turn (the last adds a one-line vote)
     confidence: float = 0.8  # every analyst's stated certainty (>= 0.5 stops after round 1)
     verdict_words: int = 20
+    stances: str = "yes"  # "yes": always YES; "mixed": a fixed truth per (problem, criterion)
 
 
 class CompliantResponder:
@@ -150,6 +159,16 @@ class CompliantResponder:
                       output_tokens=self.count(answer, chat=False))
         return [Completion(text=answer, finish_reason="stop", usage=usage)]
 
+    def stance(self, prompt: str) -> str:
+        """YES, or with ``stances="mixed"`` a fixed truth per (problem, criterion) in ``prompt``
+        (about one criterion in three fails)."""
+        if self.lengths.stances != "mixed":
+            return "YES"
+        problem = prompt.split("Problem:", 1)[-1].split("Proposed solution:", 1)[0].strip()
+        m = re.search(r"^Criterion: (.+)$", prompt, re.MULTILINE)
+        key = f"{problem}|{m.group(1).strip() if m else ''}".encode()
+        return "NO" if hashlib.sha256(key).digest()[0] % 3 == 0 else "YES"
+
     def answer(self, prompt: str) -> str:
         kind = next((k for k, m in PROMPT_MARKERS.items() if m in prompt), None)
         if kind is None:
@@ -163,6 +182,7 @@ class CompliantResponder:
             return _prose(rng, pool, n)
 
         ln = self.lengths
+        yes = self.stance(prompt)
         if kind.endswith("_init"):  # points of 30-60 words, up to the word budget
             points, left = [], words
             while left > 0:
@@ -179,9 +199,9 @@ class CompliantResponder:
             return (f"[[ANSWERS]] {answers}\n[[OPINION]] {opinion}\n"
                     f"[[QUESTIONS]] To {to} analyst: {prose(11)[:-1]}?")
         if kind == "judge_ma_confidence":
-            return f"{prose(words)[:-1]}, so [[{ln.confidence:.1f}]] ([YES])"
+            return f"{prose(words)[:-1]}, so [[{ln.confidence:.1f}]] ([{yes}])"
         if kind == "judge_ma_verdict":
-            return f"[[YES]] {prose(ln.verdict_words)}"
+            return f"[[{yes}]] {prose(ln.verdict_words)}"
         if kind == "judge_debate_judge":
             return f"{prose(45)}\n[[YES]] [[{ln.confidence:.1f}]]"
         turn = prose(ln.chateval_words)
@@ -204,7 +224,8 @@ def _prose(rng: random.Random, pool: list[str], n: int) -> str:
 def summarise(v: JudgeVerdict) -> dict[str, Any]:
     return {"usage": v.total_usage.to_dict(), "verdicts": v.verdicts, "rounds": v.rounds,
             "parse_failures": v.n_parse_failures,
-            "stages": {k: u.to_dict() for k, u in v.stage_usage.items()}}
+            "stages": {k: u.to_dict() for k, u in v.stage_usage.items()},
+            "roles": {k: u.to_dict() for k, u in v.usage.items()}}
 
 
 class CachedEmbedder:
@@ -232,45 +253,76 @@ class CachedEmbedder:
 
 _EMBEDDER: list[CachedEmbedder] = []
 
+#: Result name -> ``MultiAgentJudge.panel``; "multiagent" is the current default judge.
+MULTI_AGENT_PANELS = {"multiagent": "per_criterion", "multiagent_joint": "joint"}
+
 
 def make_judges(generate: GenerateFn, args: argparse.Namespace, **multi_knobs: Any
-                ) -> tuple[MultiAgentJudge, ChatEvalJudge]:  # fmt: skip
+                ) -> dict[str, Any]:  # fmt: skip
+    """The judges compared, by result name: the default (per-criterion) multi-agent panel,
+    the joint panel and ChatEval."""
     if not _EMBEDDER:
         _EMBEDDER.append(CachedEmbedder())
     knobs = {"k_discussion": args.k_discussion, "j_confidence": args.j_confidence,
              "init_max_words": args.init_max_words} | multi_knobs  # fmt: skip
-    multi = MultiAgentJudge(generate, embedder=_EMBEDDER[0], temperature=0.0,
-                            verdict_temperature=0.0, max_tokens=args.max_tokens, **knobs)
-    return multi, ChatEvalJudge(generate, temperature=0.0, max_tokens=args.max_tokens)
+    judges: dict[str, Any] = {
+        name: MultiAgentJudge(generate, embedder=_EMBEDDER[0], temperature=0.0,
+                              verdict_temperature=0.0, max_tokens=args.max_tokens,
+                              **({"panel": panel} | knobs))
+        for name, panel in MULTI_AGENT_PANELS.items()
+    }  # fmt: skip
+    return judges | {"chateval": ChatEvalJudge(generate, temperature=0.0,
+                                               max_tokens=args.max_tokens)}
 
 
-async def compare(multi: MultiAgentJudge, chateval: ChatEvalJudge,
-                  items: list[dict[str, str]], *, quiet: bool = False) -> dict[str, Any]:
-    """Run both judges on ``items``; totals, per-stage usage and the token fractions."""
+async def compare(judges: dict[str, Any], items: list[dict[str, str]], *,
+                  quiet: bool = False) -> dict[str, Any]:  # fmt: skip
+    """Run every judge on ``items``; totals, per-stage and per-role usage, the token fraction
+    of each multi-agent panel against ChatEval and its verdict agreement with the default."""
     rows = []
-    totals = {"multiagent": RoleUsage(), "chateval": RoleUsage()}
-    stages: dict[str, dict[str, RoleUsage]] = {"multiagent": {}, "chateval": {}}
+    totals = {name: RoleUsage() for name in judges}
+    stages: dict[str, dict[str, RoleUsage]] = {name: {} for name in judges}
+    roles: dict[str, dict[str, RoleUsage]] = {name: {} for name in judges}
     for item in items:
         row: dict[str, Any] = {"id": item["id"]}
-        for name, judge in (("multiagent", multi), ("chateval", chateval)):
+        for name, judge in judges.items():
             start = time.perf_counter()
             verdict = await judge.evaluate(item["problem"], item["solution"], domain="macgyver")
             row[name] = summarise(verdict) | {"seconds": round(time.perf_counter() - start, 1)}
             totals[name] = totals[name] + verdict.total_usage
-            for stage, u in verdict.stage_usage.items():
-                stages[name][stage] = stages[name].get(stage, RoleUsage()) + u
-        ma, ce = row["multiagent"]["usage"], row["chateval"]["usage"]
-        row["fraction"] = (ma["input_tokens"] + ma["output_tokens"]) / (
-            ce["input_tokens"] + ce["output_tokens"])
+            for table, usage in ((stages, verdict.stage_usage), (roles, verdict.usage)):
+                for key, u in usage.items():
+                    table[name][key] = table[name].get(key, RoleUsage()) + u
+        ce = row["chateval"]["usage"]
+        for name in MULTI_AGENT_PANELS:
+            ma = row[name]["usage"]
+            row[f"fraction_{name}"] = (ma["input_tokens"] + ma["output_tokens"]) / (
+                ce["input_tokens"] + ce["output_tokens"])
+        row["fraction"] = row["fraction_multiagent"]
         rows.append(row)
         if not quiet:
-            print(f"{item['id']}: multi-agent {ma} vs chateval {ce} -> {row['fraction']:.3f}",
-                  flush=True)
-    ma_t, ce_t = totals["multiagent"], totals["chateval"]
+            print(f"{item['id']}: " + ", ".join(
+                f"{name} {row[name]['usage']}" for name in judges) + " -> " + ", ".join(
+                f"{name} {row[f'fraction_{name}']:.3f}" for name in MULTI_AGENT_PANELS),
+                flush=True)  # fmt: skip
+    ce_t = totals["chateval"]
+    panels = {}
+    for name in MULTI_AGENT_PANELS:
+        pairs = [(r["multiagent"]["verdicts"][c], r[name]["verdicts"][c])
+                 for r in rows for c in r["multiagent"]["verdicts"]]  # fmt: skip
+        panels[name] = {
+            "usage": totals[name].to_dict(),
+            "fraction_total": totals[name].total_tokens / ce_t.total_tokens,
+            "agreeing_verdicts": sum(a == b for a, b in pairs), "verdicts": len(pairs),
+            "verdicts_no": sum(b is False for _, b in pairs),
+            "parse_failures": sum(r[name]["parse_failures"] for r in rows),
+        }
+    ma_t = totals["multiagent"]
     return {
         "items": len(rows), "rows": rows, "multiagent": ma_t.to_dict(),
-        "chateval": ce_t.to_dict(),
+        "chateval": ce_t.to_dict(), "panels": panels,
         "stages": {j: {s: u.to_dict() for s, u in st.items()} for j, st in stages.items()},
+        "roles": {j: {r: u.to_dict() for r, u in rl.items()} for j, rl in roles.items()},
         "fraction_total": ma_t.total_tokens / ce_t.total_tokens,
         "fraction_input": ma_t.input_tokens / ce_t.input_tokens,
         "fraction_output": ma_t.output_tokens / ce_t.output_tokens,
@@ -290,9 +342,8 @@ async def run_model(args: argparse.Namespace) -> dict[str, Any]:
                   flush=True)
         return completions
 
-    multi, chateval = make_judges(generate, args)
     try:
-        result = await compare(multi, chateval, load_items(args.items or 3))
+        result = await compare(make_judges(generate, args), load_items(args.items or 3))
     finally:
         await model.aclose()
     return {"responder": "model", "model": args.model, "max_tokens": args.max_tokens} | result
@@ -300,7 +351,7 @@ async def run_model(args: argparse.Namespace) -> dict[str, Any]:
 
 def lengths_from(args: argparse.Namespace) -> Lengths:
     return Lengths(fill=args.fill, chateval_words=args.chateval_words,
-                   confidence=args.confidence)
+                   confidence=args.confidence, stances=args.stances)
 
 
 #: (label, changes to Lengths, changes to the multi-agent knobs) for ``--sensitivity``.
@@ -328,12 +379,14 @@ async def run_compliant(args: argparse.Namespace) -> dict[str, Any]:
     results = []
     for label, length_changes, knobs in scenarios:
         responder.lengths = Lengths(**(vars(base) | length_changes))
-        multi, chateval = make_judges(responder, args, **knobs)
-        result = await compare(multi, chateval, items, quiet=args.sensitivity)
+        result = await compare(make_judges(responder, args, **knobs), items,
+                               quiet=args.sensitivity)
+        label = label if args.sensitivity else "settings as given"
         results.append({"scenario": label, "lengths": vars(responder.lengths),
                         "multiagent_knobs": knobs} | result)
         if args.sensitivity:
-            print(f"{label}: {result['fraction_total']:.3f}", flush=True)
+                print(f"{label}: {result['fraction_total']:.3f} (joint panel "
+                  f"{result['panels']['multiagent_joint']['fraction_total']:.3f})", flush=True)
     return {"responder": "compliant", "max_tokens": args.max_tokens, "scenarios": results}
 
 
@@ -342,28 +395,44 @@ async def run_compliant(args: argparse.Namespace) -> dict[str, Any]:
 def print_result(result: dict[str, Any], title: str) -> None:
     n = result["items"]
     print(f"\n{title}")
-    for name in ("multiagent", "chateval"):
-        u = result[name]
-        print(f"{name:>10}: {u['input_tokens'] / n:9.0f} input + {u['output_tokens'] / n:7.0f} "
+    for name in result["stages"]:
+        u = result["panels"][name]["usage"] if name in result["panels"] else result[name]
+        print(f"{name:>16}: {u['input_tokens'] / n:9.0f} input + {u['output_tokens'] / n:7.0f} "
               f"output tokens per item, {u['calls'] / n:.1f} calls per item")
-        for stage, s in result["stages"][name].items():
-            print(f"{'':>12}{stage:>11}: {s['input_tokens'] / n:8.0f} in {s['output_tokens'] / n:7.0f}"
-                  f" out {s['calls'] / n:5.1f} calls")
-    print(f"multi-agent / ChatEval: total {result['fraction_total']:.3f}, input "
+        for kind in ("stages", "roles"):
+            for key, s in result[kind][name].items():
+                print(f"{'':>18}{key:>18}: {s['input_tokens'] / n:8.0f} in "
+                      f"{s['output_tokens'] / n:7.0f} out {s['calls'] / n:5.1f} calls")
+    print("| multi-agent panel | in / out / calls per item | / ChatEval | verdicts agreeing "
+          "with the default panel | NO verdicts | parse failures |\n| --- | --- | --- | --- "
+          "| --- | --- |")
+    for name, p in result["panels"].items():
+        u = p["usage"]
+        print(f"| {MULTI_AGENT_PANELS[name]} | {u['input_tokens'] / n:,.0f} / "
+              f"{u['output_tokens'] / n:,.0f} / {u['calls'] / n:.0f} | **{p['fraction_total']:.3f}**"
+              f" | {p['agreeing_verdicts']} / {p['verdicts']} | {p['verdicts_no']} "
+              f"| {p['parse_failures']} |")
+    print(f"default panel / ChatEval: total {result['fraction_total']:.3f}, input "
           f"{result['fraction_input']:.3f}, output {result['fraction_output']:.3f} "
           "(paper ~0.37; goal <= 0.30)")
 
 
 def print_sensitivity(scenarios: list[dict[str, Any]]) -> None:
     print("\n| scenario | multi-agent in / out / calls | ChatEval in / out / calls | "
-          "fraction (total) |\n| --- | --- | --- | --- |")
+          "fraction (total) | joint panel in / out / calls | joint fraction | joint verdicts "
+          "agreeing |\n| --- | --- | --- | --- | --- | --- | --- |")
     for s in scenarios:
         n = s["items"]
         ma, ce = s["multiagent"], s["chateval"]
+        joint = s["panels"]["multiagent_joint"]
+        ju = joint["usage"]
         print(f"| {s['scenario']} | {ma['input_tokens'] / n:,.0f} / {ma['output_tokens'] / n:,.0f}"
               f" / {ma['calls'] / n:.0f} | {ce['input_tokens'] / n:,.0f} / "
               f"{ce['output_tokens'] / n:,.0f} / {ce['calls'] / n:.0f} | "
-              f"**{s['fraction_total']:.3f}** |")
+              f"**{s['fraction_total']:.3f}** | {ju['input_tokens'] / n:,.0f} / "
+              f"{ju['output_tokens'] / n:,.0f} / {ju['calls'] / n:.0f} | "
+              f"**{joint['fraction_total']:.3f}** | {joint['agreeing_verdicts']} / "
+              f"{joint['verdicts']} |")
 
 
 def main() -> None:
@@ -388,6 +457,8 @@ def main() -> None:
                            help="words per ChatEval turn")
     compliant.add_argument("--confidence", type=float, default=0.8,
                            help="every analyst's certainty (>= 0.5: stop after round 1)")
+    compliant.add_argument("--stances", choices=("yes", "mixed"), default="yes",
+                           help="YES everywhere, or a fixed truth per (problem, criterion)")
     compliant.add_argument("--tokenizer", default=None,
                            help="GGUF whose vocabulary counts tokens (default: SmolLM2's)")
     compliant.add_argument("--sensitivity", action="store_true",

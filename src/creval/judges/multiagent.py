@@ -25,6 +25,16 @@ criterion, but instead of replaying the whole discussion they store their answer
    with its verdict query, phrased after the round's majority stance, and answers
    ``[[YES]]`` or ``[[NO]]``.
 
+``panel`` chooses what one discussion is about. ``"per_criterion"`` (the default, the paper's
+"repeats for all criteria"): steps 1-4 above, a discussion per criterion. ``"joint"`` (ours,
+for cost): the criterion analyst initialises once on the whole list of criteria (as the other
+two do), the panel holds **one** discussion of all criteria together (same prompts, with the
+criteria as one topic whose definition lists them all; one store, one early stop), and then
+each criterion gets its own verdict call (step 4) from the discussion's most confident
+analyst. With three criteria and early stop that is 12 calls instead of 26 and about 0.48 of
+the tokens (bench/README.md, "Judge tokens"); every verdict is still asked per criterion,
+but the evidence before it was discussed jointly, so a real judge's verdicts can differ.
+
 Strictness, where the paper's code coerced: a confidence that does not parse is a recorded
 parse failure and is left out of the mean (the code substituted 0.3); if no confidence of
 the last round parsed, the verdict comes from ``fallback_analyst`` (recorded in
@@ -74,7 +84,14 @@ from creval.judges.criteria import (
     parse_confidence,
     parse_stance,
 )
-from creval.judges.multiagent_roles import ANALYSTS, Analyst, analyst, parse_discussion
+from creval.judges.multiagent_roles import (
+    ANALYSTS,
+    AllCriteria,
+    Analyst,
+    Topic,
+    analyst,
+    parse_discussion,
+)
 from creval.judges.structured import (
     as_text,
     confidence_schema,
@@ -159,6 +176,7 @@ class MultiAgentJudge:
     prompt_files: Mapping[str, str] = field(default_factory=dict)
     name: str = "multiagent"
     structured: bool = False
+    panel: Literal["per_criterion", "joint"] = "per_criterion"
     _templates: dict[str, str] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -171,6 +189,8 @@ class MultiAgentJudge:
         if not 0.0 <= self.threshold <= 1.0:
             raise CrevalError(f"threshold must be in 0..1, got {self.threshold!r}.")
         analyst(self.fallback_analyst)
+        if self.panel not in ("per_criterion", "joint"):
+            raise CrevalError(f"panel must be 'per_criterion' or 'joint', got {self.panel!r}.")
         check_prompt_files(self.prompt_files, PROMPTS, "MultiAgentJudge")
         self._templates = {name: judge_prompt(name, self.prompt_files) for name in PROMPTS}
 
@@ -228,9 +248,12 @@ class MultiAgentJudge:
         )
         self._store_text(shared, pa_text, role=pa.key, stage="init", criterion="*", round=0)
         self._store_text(shared, sa_text, role=sa.key, stage="init", criterion="*", round=0)
-        outcomes = await asyncio.gather(
-            *(self._judge_criterion(run, shared.copy(), c) for c in criteria)
-        )
+        if self.panel == "joint":
+            outcomes = await self._judge_jointly(run, shared, criteria)
+        else:
+            outcomes = list(await asyncio.gather(
+                *(self._judge_criterion(run, shared.copy(), c) for c in criteria)
+            ))  # fmt: skip
         by_name = dict(zip((c.name for c in criteria), outcomes, strict=True))
         return JudgeVerdict(
             judge=self.name,
@@ -247,12 +270,33 @@ class MultiAgentJudge:
 
     async def _judge_criterion(self, run: _Run, store: VectorStore,
                                criterion: JudgeCriterion) -> _Outcome:  # fmt: skip
+        await self._initialise_criterion(run, store, criterion)
+        history, confidences, stances = await self._discuss(run, store, criterion)
+        return await self._conclude(run, store, criterion, history, confidences, stances)
+
+    async def _judge_jointly(self, run: _Run, store: VectorStore,
+                             criteria: Sequence[JudgeCriterion]) -> list[_Outcome]:  # fmt: skip
+        """``panel="joint"``: one discussion of all criteria, then a verdict per criterion."""
+        topic = AllCriteria.of(criteria)
+        await self._initialise_criterion(run, store, topic)
+        history, confidences, stances = await self._discuss(run, store, topic)
+        return list(await asyncio.gather(
+            *(self._conclude(run, store, c, history, confidences, stances) for c in criteria)
+        ))  # fmt: skip
+
+    async def _initialise_criterion(self, run: _Run, store: VectorStore,
+                                    criterion: Topic) -> None:  # fmt: skip
         ca = ANALYSTS[2]
         ca_text = await self._ask(run, ca, "init", "judge_ma_criterion_init",
                                   max_words=str(self.init_max_words), criterion=criterion.title,
                                   definition=criterion.definition)  # fmt: skip
         self._store_text(store, ca_text, role=ca.key, stage="init", criterion=criterion.name,
                          round=0)  # fmt: skip
+
+    async def _discuss(self, run: _Run, store: VectorStore, criterion: Topic
+                       ) -> tuple[list[dict[str, Any]], dict[str, float | None],
+                                  dict[str, bool | None]]:  # fmt: skip
+        """Discussion rounds, each closed by a confidence round, until confident or done."""
         pending: dict[str, list[str]] = {a.key: [] for a in ANALYSTS}
         history: list[dict[str, Any]] = []
         confidences: dict[str, float | None] = {}
@@ -267,20 +311,24 @@ class MultiAgentJudge:
                             "stance": dict(stances), "mean_confidence": mean})  # fmt: skip
             if self._confident(mean):
                 break
+        return history, confidences, stances
+
+    async def _conclude(self, run: _Run, store: VectorStore, criterion: JudgeCriterion,
+                        history: list[dict[str, Any]], confidences: dict[str, float | None],
+                        stances: dict[str, bool | None]) -> _Outcome:  # fmt: skip
         chosen = self._most_confident(confidences)
         verdict = await self._verdict(run, store, analyst(chosen), criterion, stances)
         last_mean = history[-1]["mean_confidence"]
         confident = self._confident(last_mean)
-        return _Outcome(
-            verdict=verdict,
-            confidence=last_mean,
-            rounds=len(history),
-            details={"rounds": history, "verdict_analyst": chosen,
-                     "stopped_by_confidence": confident},  # fmt: skip
-        )
+        details = {"rounds": history, "verdict_analyst": chosen,
+                   "stopped_by_confidence": confident}  # fmt: skip
+        if self.panel == "joint":
+            details["panel"] = "joint"
+        return _Outcome(verdict=verdict, confidence=last_mean, rounds=len(history),
+                        details=details)  # fmt: skip
 
     async def _discussion_turn(self, run: _Run, store: VectorStore, who: Analyst,
-                               criterion: JudgeCriterion, round_no: int,
+                               criterion: Topic, round_no: int,
                                pending: dict[str, list[str]]) -> None:  # fmt: skip
         questions, pending[who.key] = pending[who.key], []
         query = who.discussion_query.format(criterion=criterion.title.lower())
@@ -308,7 +356,7 @@ class MultiAgentJudge:
         for addressee, asked in turn.questions.items():
             pending[addressee].extend(asked)
 
-    async def _confidence_round(self, run: _Run, store: VectorStore, criterion: JudgeCriterion
+    async def _confidence_round(self, run: _Run, store: VectorStore, criterion: Topic
                                 ) -> tuple[dict[str, float | None], dict[str, bool | None]]:
         async def one(who: Analyst) -> str:
             hits = store.query(who.confidence_query.format(criterion=criterion.title.lower()),

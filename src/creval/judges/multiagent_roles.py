@@ -22,9 +22,13 @@ criterion> analyst: <question>``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["ANALYSTS", "Analyst", "DiscussionTurn", "analyst", "parse_discussion"]
+from creval.judges.criteria import JudgeCriterion
+
+__all__ = ["ANALYSTS", "AllCriteria", "Analyst", "DiscussionTurn", "Topic", "analyst",
+           "parse_discussion"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -131,3 +135,23 @@ def parse_discussion(text: str, *, speaker: str) -> DiscussionTurn:
         questions=questions,
         error=error,
     )
+
+
+@dataclass(frozen=True)
+class AllCriteria:
+    """Every criterion at once: the topic of a joint discussion (``panel="joint"``)."""
+
+    name: str
+    title: str
+    definition: str
+
+    @classmethod
+    def of(cls, criteria: Sequence[JudgeCriterion]) -> AllCriteria:
+        titles = [c.title.lower() for c in criteria]
+        label = titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
+        listing = "\n".join(f"- {c.title}: {c.definition}" for c in criteria)
+        return cls("all_criteria", label[0].upper() + label[1:], listing)
+
+
+#: What a discussion is about: one criterion, or all of them (``panel="joint"``).
+Topic = JudgeCriterion | AllCriteria
