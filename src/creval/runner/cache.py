@@ -5,9 +5,10 @@ sample index, so the ``n`` samples of one request stay distinct and one model's 
 never served for another model.
 
 Writes made inside an event loop are written behind: :meth:`ResponseCache.put` keeps the
-row in memory (where :meth:`~ResponseCache.get` finds it at once) and a worker thread
-commits the rows put meanwhile in one transaction, so the loop neither waits for SQLite nor
-pays a commit per answer. :meth:`~ResponseCache.flushed` returns once every row put before
+row in memory (where :meth:`~ResponseCache.get` finds it at once) and the rows put in the
+same turn of the loop are committed together, in one transaction, instead of one commit per
+answer. (Not in a worker thread: SQLite there fights the loop for the GIL, which cost more
+than the commits, measured in ``bench/runner_throughput.py``.) :meth:`~ResponseCache.flushed` returns once every row put before
 it is committed (the runner awaits it before a unit counts as finished, so a kill never
 loses the cached answers of a finished unit); :meth:`~ResponseCache.close` commits what is
 left. Outside an event loop a put is committed before it returns, as before.
@@ -81,17 +82,14 @@ class ResponseCache:
             " key TEXT PRIMARY KEY, model TEXT NOT NULL, created REAL NOT NULL,"
             " completion TEXT NOT NULL)"
         )
-        #: the worker thread's connection (opened on the first write behind)
-        self._writer: sqlite3.Connection | None = None
         #: rows put and not yet committed: key -> (model, created, completion JSON)
         self._pending: dict[str, tuple[str, float, str]] = {}
         self._flusher: asyncio.Task[None] | None = None
         #: callers of :meth:`flushed` waiting for the next batch to be committed
         self._waiters: list[asyncio.Future[None]] = []
 
-    def _connect(self, *, check_same_thread: bool = True) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
-                             check_same_thread=check_same_thread)
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         return db
@@ -139,34 +137,29 @@ class ResponseCache:
             self._flusher = asyncio.get_running_loop().create_task(self._write_behind())
 
     async def _write_behind(self) -> None:
-        """Commit the pending rows batch after batch, each batch in one transaction in a
-        worker thread, until none is left; then wake the callers of :meth:`flushed`."""
+        """Commit the pending rows in one transaction per turn of the loop until none is
+        left, then wake the callers of :meth:`flushed`."""
         try:
             while self._pending or self._waiters:
+                await asyncio.sleep(0)  # the units finishing in this turn put theirs first
                 waiters, self._waiters = self._waiters, []
-                batch = dict(self._pending)  # stays readable in _pending until committed
                 try:
-                    if batch:
-                        if self._writer is None:
-                            self._writer = self._connect(check_same_thread=False)
-                        await asyncio.to_thread(self._insert, self._writer, batch)
-                except asyncio.CancelledError:
-                    for waiter in [*waiters, *self._waiters]:
-                        waiter.cancel()
-                    self._waiters = []
-                    raise
+                    if self._pending:
+                        self._insert(self._db, self._pending)
+                        self._pending = {}
                 except Exception as exc:  # e.g. the database stayed locked: each waiter raises it
-                    for waiter in [*waiters, *self._waiters]:
+                    for waiter in waiters:
                         if not waiter.done():
                             waiter.set_exception(exc)
-                    self._waiters = []
-                    return  # the rows stay pending: the next put or close tries again
-                for key, row in batch.items():
-                    if self._pending.get(key) is row:
-                        del self._pending[key]
+                    return  # the rows stay pending: the next put, flushed() or close() tries again
                 for waiter in waiters:
                     if not waiter.done():
                         waiter.set_result(None)
+        except asyncio.CancelledError:
+            for waiter in self._waiters:
+                waiter.cancel()
+            self._waiters = []
+            raise
         finally:
             self._flusher = None
 
@@ -191,15 +184,13 @@ class ResponseCache:
 
     def _commit_pending(self) -> None:
         """Commit the rows still pending (say, of a loop that ended before its write behind
-        ran); a row also being written behind is written twice, to the same value."""
+        ran)."""
         if self._pending:
             self._insert(self._db, self._pending)
             self._pending = {}
 
     def close(self) -> None:
         self._commit_pending()
-        if self._writer is not None:
-            self._writer.close()
         self._db.close()
 
 
