@@ -13,10 +13,11 @@ starting there, which is what infini-gram's ``creativity()`` answers. All positi
 texts of a batch are searched together: every step of the binary search is a few numpy
 operations over all of them, instead of one engine call (and one thread) per position.
 
-The search starts from a sample of the suffix array kept in memory (every 64th suffix's
-first tokens packed into one integer, built on the first query): ``numpy.searchsorted``
-brackets every query between two samples at C speed, which leaves about 6 of the ~25
-binary-search steps to do on the mapped files. Each comparison starts after the prefix
+The search starts from a sample of the suffix array kept in memory (the first 16 bytes of
+every 64th suffix, built on the first query): ``numpy.searchsorted`` brackets every query
+between two samples at C speed, which leaves about 8 of the ~25 binary-search steps to do
+on the mapped files (on the bench's 10.9M-word index: 10 comparisons per word position
+with both brackets, against 25 without the sample and 16 with 8-byte keys). Each comparison starts after the prefix
 already known to match both ends of the current interval (the classic ``min(lcp(low), lcp(high))`` rule of Manber and Myers), so the
 tokens of a long match are read about once, not once per step. Comparing tokens read
 big-endian compares them in ``memcmp`` order. A text's end sorts before every token, and
@@ -45,6 +46,8 @@ _TEXT_END = -1  # after a text's last token: below every token
 _CORPUS_END = -2  # past the corpus's last token: below a text's end
 #: Every STRIDE-th suffix is sampled (more for very large indexes: at most ~1M samples).
 STRIDE = 64
+#: Bytes of a sample's key (8 tokens of 16 bits).
+KEY_BYTES = 16
 
 
 class SuffixArray:
@@ -67,23 +70,21 @@ class SuffixArray:
         else:
             self._table = np.asarray(np.memmap(index_dir / "table.0", dtype=np.uint8, mode="r"))
             self._weights = (np.uint64(1) << (np.arange(self.ratio, dtype=np.uint64) * np.uint64(8)))
-        # Sample keys: as many tokens as fit 64 bits, both ends read as 0 (see _pack).
-        self._bits = 8 * token_bytes
-        self._key_tokens = 64 // self._bits
+        # Sample keys: the first KEY_BYTES bytes of a suffix, both ends read as 0 (see _pack).
+        self._key_tokens = KEY_BYTES // token_bytes
         self._sample_ranks: np.ndarray | None = None
-        self._sample_keys = np.zeros(0, dtype=np.uint64)
+        self._sample_keys = np.zeros(0, dtype=f"S{KEY_BYTES}")
 
     def _pack(self, tokens: np.ndarray) -> np.ndarray:
-        """The first ``_key_tokens`` columns of ``tokens`` (keys; ends < 0) as one uint64 each.
+        """The first ``_key_tokens`` columns of ``tokens`` (keys; ends < 0) as byte strings
+        that numpy orders as ``memcmp`` does.
 
         An end packs as 0, like token 0, so two sequences can pack equal and still differ
         (undecided: the binary search decides), but a smaller packed key always means a
         smaller sequence: after a text's end a text packs only zeros, and so does the corpus
         after its end."""
-        packed = np.zeros(len(tokens), dtype=np.uint64)
-        for column in range(self._key_tokens):
-            packed = (packed << np.uint64(self._bits)) | np.maximum(tokens[:, column], 0).astype(np.uint64)
-        return packed
+        columns = np.maximum(tokens[:, : self._key_tokens], 0).astype(f">u{self.token_bytes}")
+        return np.ascontiguousarray(columns).view(f"S{KEY_BYTES}").ravel()
 
     def _corpus_tokens(self, at: np.ndarray) -> np.ndarray:
         """Corpus keys at token positions ``at`` (any shape), the corpus end past the last."""
