@@ -18,7 +18,7 @@ def index_build(
     sources: Annotated[list[str], typer.Argument(help="JSONL files (one document per line), text files (one document each), folders of them, or hf:NAME[:SPLIT] when online.")],
     out: Annotated[Path, typer.Option(help="New folder for the index.")],
     text_field: Annotated[str, typer.Option(help="The text field of JSONL lines and dataset rows.")] = "text",
-    id_width: Annotated[str, typer.Option(help="auto (u16 when the vocabulary fits), u16 or u32 (u32 needs ~32 GiB while indexing).")] = "auto",
+    id_width: Annotated[str, typer.Option(help="auto (u16 when the vocabulary fits, else u16x2: two 16-bit tokens per word), u16, u16x2 or u32 (u32 needs ~32 GiB while indexing).")] = "auto",
     cpus: Annotated[int | None, typer.Option(help="CPUs for the indexer (default: all).")] = None,
     mem: Annotated[int, typer.Option(help="GiB of memory the indexer may use.")] = 2,
 ) -> None:
@@ -27,8 +27,8 @@ def index_build(
 
     from creval.index.build import build_index, check_inputs
 
-    if id_width not in ("auto", "u16", "u32"):
-        raise CrevalError("--id-width takes auto, u16 or u32.")
+    if id_width not in ("auto", "u16", "u16x2", "u32"):
+        raise CrevalError("--id-width takes auto, u16, u16x2 or u32.")
     check_inputs(sources, out)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"),
                   TextColumn("{task.completed:,} words"), TimeElapsedColumn()) as progress:

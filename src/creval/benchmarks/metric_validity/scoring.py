@@ -49,6 +49,7 @@ def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, 
     longest = max([max_l, *(hi for _, hi in SENSITIVITY_RANGES)])
     by_l: dict[int, dict[int, list[float]]] = {label: {}for label in (1, 0)}
     ranges: dict[int, dict[str, list[float]]] = {1: {}, 0: {}}
+    scorable = []
     for item in items:
         if not item.text.strip():
             excluded["ci: empty text"] += 1
@@ -57,7 +58,12 @@ def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, 
         if len(tokens) <= max_l:
             excluded[f"ci: {max_l} words or fewer"] += 1
             continue
-        spans = spans_from_match_ends(index.match_ends(tokens))
+        scorable.append((item, tokens))
+    many = getattr(index, "match_ends_many", None)  # a local index answers a batch at once
+    batch = [tokens for _, tokens in scorable]
+    all_ends = many(batch) if many is not None else [index.match_ends(t) for t in batch]
+    for (item, tokens), ends in zip(scorable, all_ends, strict=True):
+        spans = spans_from_match_ends(ends)
         top = min(longest, len(tokens) - 1)
         if near is not None:
             added = near_only(spans, near.spans(tokens, min_l=min_l, max_l=top))
