@@ -335,9 +335,9 @@ class Runner:
             # the width bounds the units at work, not those whose fsync is under way: the
             # unit counts as finished only once its record is on disk
             if committed is not None:
+                await asyncio.shield(committed)
                 if self.cache is not None:  # its answers' cache rows, committed behind
                     await self.cache.flushed()
-                await asyncio.shield(committed)
             if record is None:
                 self.counters.units_not_run += 1
             elif record.status == "error":
