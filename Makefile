@@ -18,7 +18,8 @@ setup: $(STAMP)
 LLAMA_VERSION := 0.3.36
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
 PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
-WHEELHOUSE ?= $(HOME)/.cache/creval/wheels/llama-cpp-python-$(LLAMA_VERSION)-py$(PYVER)-$(shell printf '%s' '$(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-12)
+LLAMA_KEY := $(shell printf '%s' '$(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-12)
+WHEELHOUSE ?= $(HOME)/.cache/creval/wheels/llama-cpp-python-$(LLAMA_VERSION)-py$(PYVER)-$(LLAMA_KEY)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
