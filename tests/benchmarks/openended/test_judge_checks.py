@@ -31,7 +31,7 @@ def _record(i: int, *, safety: bool | None, judged: bool = True, logprobs: bool 
 
 
 def _options() -> SimpleNamespace:
-    return SimpleNamespace(entailment="embedding:0.95", partition_mode="strict",
+    return SimpleNamespace(entailment="embedding:0.95", partition_mode="strict", entailment_lookup="lazy",
                            diversity_embedder="minilm", single_candidate="zero")
 
 

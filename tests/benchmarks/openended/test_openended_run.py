@@ -24,7 +24,7 @@ def candidate(text: str, lp_sum: float, n: int) -> dict[str, object]:
 
 
 def options(single_candidate: str = "zero") -> SimpleNamespace:
-    return SimpleNamespace(entailment="embedding:0.95", partition_mode="strict",
+    return SimpleNamespace(entailment="embedding:0.95", partition_mode="strict", entailment_lookup="lazy",
                            diversity_embedder="minilm", single_candidate=single_candidate)
 
 

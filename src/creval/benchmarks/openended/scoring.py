@@ -105,7 +105,8 @@ def min_candidates(single_candidate: str) -> int:
 
 
 async def _score_steps(
-    records: list[Record], nli: Any, mode: str, embedder: Any, single_candidate: str = "zero"
+    records: list[Record], nli: Any, mode: str, embedder: Any, single_candidate: str = "zero",
+    lookup: str = "both",
 ) -> list[dict[str, Any]]:
     from creval.nli import partition_texts
 
@@ -122,7 +123,7 @@ async def _score_steps(
                 row["not_scored"] = "the solution finished here (no step was added)"
             elif len(valid) >= fewest:
                 texts = [c["text"] for c in valid]
-                part = await partition_texts(texts, nli, mode=mode)
+                part = await partition_texts(texts, nli, mode=mode, lookup=lookup)
                 row.update(clusters=part.n_classes, entailment_calls=part.entailment_calls,
                            **_entropies(list(part.class_ids), valid))
                 if len(texts) >= 2:
@@ -227,7 +228,7 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> Scor
     embedder = get_embedder(options.diversity_embedder)
     try:
         steps = asyncio.run(_score_steps(ok, nli, options.partition_mode, embedder,
-                                         options.single_candidate))
+                                         options.single_candidate, options.entailment_lookup))
     except CrevalError:
         raise
     solutions = _solution_rows(ok, steps)
@@ -264,7 +265,8 @@ def score_openended(records: list[Record], options: Any, *, domain: str) -> Scor
         "semantic_entropy is the paper's length-normalised, Rao-Blackwellised estimator "
         "(natural log), averaged over steps and then over solutions; per-solution min and max "
         "are in the table.",
-        f"Clustering: greedy bidirectional entailment ({options.partition_mode}); "
+        f"Clustering: greedy bidirectional entailment ({options.partition_mode}, "
+        f"{options.entailment_lookup} lookup); "
         f"{calls} entailment calls vs {all_pairs} for all ordered pairs.",
         "The step at which a solution ends is not scored. "
         + ("A step with one valid candidate has entropy 0 (one class)."
