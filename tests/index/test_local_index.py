@@ -15,14 +15,8 @@ pytest.importorskip("nltk", reason="needs the 'index' extra (nltk)")
 from creval.errors import CrevalError  # noqa: E402
 from creval.index import LocalIndex, build_index, score_texts, words  # noqa: E402
 from creval.metrics.creativity_index import l_uniqueness  # noqa: E402
+from tests.index._corpus import CORPUS  # noqa: E402
 
-CORPUS = [
-    "The old lighthouse keeper climbed the stairs every night to light the lamp.",
-    "Every night the keeper climbed the stairs, counting each step aloud.",
-    "A storm came from the west and the lamp went out at midnight.",
-    "She tied the rope to the railing and lowered the bucket into the well.",
-    "When the lamp went out, the ships in the bay could not see the rocks.",
-]
 TEXTS = [
     "Last year the old lighthouse keeper climbed the stairs every night, counting each step aloud.",
     "A storm came from the west and the ships in the bay could not see the rocks at midnight.",

@@ -16,14 +16,7 @@ pytest.importorskip("nltk", reason="needs the 'index' extra (nltk)")
 from creval.index import LocalIndex, build_index, score_texts, words  # noqa: E402
 from creval.index.near import corpus_documents  # noqa: E402
 from creval.metrics.creativity_index import l_uniqueness, spans_from_match_ends  # noqa: E402
-
-CORPUS = [
-    "The old lighthouse keeper climbed the stairs every night to light the lamp.",
-    "Every night the keeper climbed the stairs, counting each step aloud.",
-    "A storm came from the west and the lamp went out at midnight.",
-    "She tied the rope to the railing and lowered the bucket into the well.",
-    "When the lamp went out, the ships in the bay could not see the rocks.",
-]
+from tests.index._corpus import CORPUS  # noqa: E402
 
 
 def brute_force_ends(tokens: list[str], docs: list[list[str]]) -> list[int]:
