@@ -79,6 +79,7 @@ _PROVIDERS: dict[str, str] = {
     "hf": "creval.models.hf:create",
     "replay": "creval.models.replay:create",
     "inspect": "creval.models.inspect_backend:create",
+    "vllm": "creval.models.vllm:create",
 }
 
 
