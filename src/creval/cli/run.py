@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -54,7 +53,7 @@ def list_benchmarks(
 def run(
     ctx: typer.Context,
     benchmarks: Annotated[list[str] | None, typer.Argument(help="Benchmark names (see `creval list`).")] = None,
-    model: Annotated[str, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR.")] = "local",
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR. Repeat it for a grid of runs: one run directory per model and benchmark, --out/SLUG/BENCHMARK.")] = None,
     judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself).")] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
     role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: the model of a benchmark's own role (lotbench: e1, e2; oogiri: rewriter), as --NAME SPEC does; it falls back to --judge, then --model. --NAME-base-url URL gives its endpoint.")] = None,
@@ -73,6 +72,9 @@ def run(
     rescore: Annotated[bool, typer.Option(help="Score again even if nothing changed.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
     preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge, models and resources as its paper used them (checked before the run).")] = None,
+    executor: Annotated[str, typer.Option(help="Where heavy local work runs: local (this process) or ray (sandbox executions and other batches on Ray workers; several runs as Ray tasks side by side). Needs pip install 'creval[ray]'.")] = "local",
+    ray_address: Annotated[str | None, typer.Option(help="Ray cluster to use with --executor ray (default: $RAY_ADDRESS, else a local Ray started for the run).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Ray workers to use at once (default: the cluster's CPUs).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List every unit's first prompt; call no model, write nothing.")] = False,
     show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
 ) -> None:
@@ -80,7 +82,8 @@ def run(
 
     Benchmark options follow, e.g. `creval run dat --model local --trials 20 --lang ja`.
     """
-    from creval.evaluation.runs import RunSettings, plan_runs, run_benchmark
+    from creval.evaluation.grid import plan_grid, run_grid
+    from creval.evaluation.runs import RunSettings
     from creval.models import ModelOptions
     from creval.runner.cache import default_cache_path
     from creval.runner.engine import RetryPolicy
@@ -94,11 +97,14 @@ def run(
     if limit is not None:
         values["limit"] = limit
     values, roles, role_urls = role_values(tokens[:split], values, role or [])
-    plans = plan_runs(tokens[:split], values, out, model, preset=preset, judge=judge,
-                      roles=roles, role_urls=role_urls)  # bad input stops here
+    models = model or ["local"]
+    grid = plan_grid(tokens[:split], values, out, models, preset=preset, judge=judge,
+                     roles=roles, role_urls=role_urls)  # bad input stops here
     if dry_run:
-        _print_dry_run(plans)
+        _print_dry_run([g.plan for g in grid])
         return
+    if executor not in ("local", "ray"):
+        raise CrevalError(f"--executor takes local or ray, not {executor!r}.")
     if prompt_logprobs not in ("off", "auto", "vllm", "echo"):
         raise CrevalError("--prompt-logprobs takes off, auto, vllm or echo.")
     if structured_output not in ("off", "auto", "json_schema", "json_object"):
@@ -109,7 +115,7 @@ def run(
         prompt_logprobs=prompt_logprobs,  # type: ignore[arg-type]
     )
     settings = RunSettings(
-        model=model,
+        model=models[0],
         model_options=model_options,
         judge=judge,
         judge_options=None if judge_base_url is None else model_options.model_copy(
@@ -121,12 +127,12 @@ def run(
         concurrency=None,
         rescore=rescore,
         role_options={r: model_options.model_copy(update={"base_url": u}) for r, u in role_urls.items()},
+        executor=executor, ray_address=ray_address, workers=workers,
     )
-    results = []
-    for plan in plans:
-        get_console(stderr=True).print(f"[bold]{plan.benchmark.name}[/] -> {plan.out}")
-        chosen = dataclasses.replace(settings, judge=plan.judge, roles=plan.roles)
-        results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
+    for cell in grid:
+        who = f" ({cell.model})" if len(models) > 1 else ""
+        get_console(stderr=True).print(f"[bold]{cell.plan.benchmark.name}[/]{who} -> {cell.plan.out}")
+    results = run_grid(grid, settings)
     _print_results(results)
     if any(r.scores.units.errors or r.endpoints_down for r in results):
         raise typer.Exit(1)
@@ -174,9 +180,11 @@ def _print_results(results: list[RunResult]) -> None:
     from creval.runner.counters import totals
 
     table = Table("benchmark", "metric", "value", title="creval results")
+    several = len({r.model for r in results}) > 1  # a grid: say whose row it is
     for result in results:
+        name = f"{result.benchmark} ({result.model})" if several else result.benchmark
         for metric, value in result.scores.headline.items():
-            table.add_row(result.benchmark, metric, fmt(value))
+            table.add_row(name, metric, fmt(value))
     console = get_console()
     console.print(table)
     err = get_console(stderr=True)

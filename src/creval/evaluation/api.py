@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from creval.evaluation.runs import RunResult, RunSettings, plan_runs, run_benchmark
+from creval.evaluation.grid import plan_grid, run_grid
+from creval.evaluation.runs import RunResult, RunSettings
 from creval.models import ModelOptions
 from creval.reader import Run, Runs, read_run
 from creval.records import Scores
@@ -31,6 +32,7 @@ class BenchmarkResult:
     scores: Scores
     #: Endpoints that stopped answering mid-run (the rest of the units were not run).
     endpoints_down: dict[str, str]
+    model: str = ""  # the target model's spec
 
     @property
     def ok(self) -> bool:
@@ -62,6 +64,7 @@ def evaluate(
     benchmarks: str | Sequence[str],
     *,
     model: str = "local",
+    models: Sequence[str] | None = None,
     judge: str | None = None,
     out: str | Path | None = None,
     base_url: str | None = None,
@@ -79,6 +82,9 @@ def evaluate(
     preset: str | None = None,
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
+    executor: Literal["local", "ray"] = "local",
+    ray_address: str | None = None,
+    workers: int | None = None,
     **options: Any,
 ) -> EvalResult:
     """Run ``benchmarks`` against ``model`` and score them, as ``creval run`` does.
@@ -93,27 +99,33 @@ def evaluate(
     ``roles``: models of the benchmarks' own roles (``{"e1": SPEC, "e2": SPEC}`` for
     lotbench, ``{"rewriter": SPEC}`` for oogiri; see ``Benchmark.extra_roles``), each falling
     back to ``judge``, then ``model``; ``role_base_urls`` their endpoints, as ``judge_base_url``.
+    ``models``: several model specs instead of ``model``, a grid of runs (one run directory
+    per model and benchmark, ``out/SLUG/BENCHMARK``, default ``runs/SLUG/BENCHMARK``; see
+    :mod:`creval.evaluation.grid`); results come model by model, each with its ``model``.
+    ``executor="ray"``: heavy local work (sandbox executions, embedding batches) on Ray
+    workers and, with several runs, each run a Ray task of its own; ``ray_address`` the
+    cluster (default ``RAY_ADDRESS``, else a local Ray started for the call), ``workers`` how
+    many at once. Scores are those of the default ``executor="local"``, and either resumes
+    a run the other began.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
     runner needs an event loop of its own.
     """
     names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
-    plans = plan_runs(names, dict(options), Path(out) if out is not None else None, model,
-                      preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
+    specs = [model] if models is None else [models] if isinstance(models, str) else list(models)
+    grid = plan_grid(names, dict(options), Path(out) if out is not None else None, specs,
+                     preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
     settings = run_settings(
         model, judge=judge, base_url=base_url, judge_base_url=judge_base_url,
         role_base_urls=role_base_urls, api_key=api_key, timeout=timeout,
         concurrency=concurrency, threads=threads, retries=retries, cache=cache,
         rescore=rescore, progress=progress, structured_output=structured_output,
         prompt_logprobs=prompt_logprobs)
+    settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
 
     def work() -> EvalResult:
-        return EvalResult(
-            _result(run_benchmark(p.benchmark, p.options, p.out,
-                                  replace(settings, judge=p.judge, roles=p.roles)))
-            for p in plans
-        )
+        return EvalResult(_result(r) for r in run_grid(grid, settings))
 
     return in_own_loop(work)
 
@@ -171,4 +183,5 @@ def _cache_path(cache: str | Path | bool) -> Path | None:
 
 
 def _result(run: RunResult) -> BenchmarkResult:
-    return BenchmarkResult(run.benchmark, run.out, run.scores, dict(run.endpoints_down))
+    return BenchmarkResult(run.benchmark, run.out, run.scores, dict(run.endpoints_down),
+                           run.model)

@@ -47,6 +47,7 @@ from creval.records import (
 from creval.runner.cache import ResponseCache, default_cache_path
 from creval.runner.counters import Counters, sum_usage
 from creval.runner.engine import RetryPolicy, Runner, Unit
+from creval.runner.executors import get_executor, using_executor
 from creval.runner.manifest import git_revision, package_versions
 from creval.runner.store import RunStore, read_manifest
 
@@ -71,6 +72,11 @@ class RunSettings:
     progress: bool = True
     concurrency: int | None = None
     rescore: bool = False
+    #: Where heavy local work runs: ``local`` (this process) or ``ray`` (see
+    #: :mod:`creval.runner.executors`); not part of a run's identity, so either resumes either.
+    executor: str = "local"
+    ray_address: str | None = None  # None: RAY_ADDRESS, else a local Ray started for the run
+    workers: int | None = None  # Ray workers to use; None: what the cluster has
 
 
 @dataclass
@@ -82,6 +88,7 @@ class RunResult:
     ran_units: int
     #: endpoint -> last connection error, for endpoints that stopped answering mid-run
     endpoints_down: dict[str, str] = field(default_factory=dict)
+    model: str = ""  # the target model's spec
 
 
 def _check_compatible(
@@ -226,28 +233,35 @@ def run_benchmark(
     finished = {k for k, r in latest_records(read_records(out / RECORDS)).items() if r.status == "ok"}
     if any(u.key not in finished for u in units):
         asyncio.run(_preflight(unique))
-    store = RunStore(out)
-    _check_inputs(store, units, out)
-    store.write_manifest(manifest)
+    executor = get_executor(settings.executor, address=settings.ray_address,
+                            workers=settings.workers)  # Ray missing or unreachable stops here
+    with contextlib.ExitStack() as stack:
+        stack.callback(executor.close)
+        stack.enter_context(using_executor(executor))
+        store = RunStore(out)
+        _check_inputs(store, units, out)
+        where = executor.describe()
+        manifest["executor"] = {k: where[k] for k in ("executor", "address", "workers")}
+        store.write_manifest(manifest)
 
-    cache = ResponseCache(settings.cache) if settings.cache is not None else None
-    runner = Runner(
-        store, models, cache=cache, retry=settings.retry, progress=settings.progress,
-        label=benchmark.name,
-    )
-    pending = runner.pending(units)
-    started = time.time()
-    try:
-        if pending:
-            asyncio.run(_run(runner, unique, units, settings.concurrency))
-    finally:
-        seconds = time.time() - started
-        store.log_invocation(
-            {"seconds": seconds, "pending": len(pending), **runner.counters.as_dict()}
+        cache = ResponseCache(settings.cache) if settings.cache is not None else None
+        runner = Runner(
+            store, models, cache=cache, retry=settings.retry, progress=settings.progress,
+            label=benchmark.name,
         )
-        if cache is not None:
-            cache.close()
-    scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
+        pending = runner.pending(units)
+        started = time.time()
+        try:
+            if pending:
+                asyncio.run(_run(runner, unique, units, settings.concurrency))
+        finally:
+            seconds = time.time() - started
+            store.log_invocation({"seconds": seconds, "pending": len(pending),
+                                  **runner.counters.as_dict(), "executor": executor.describe()})
+            if cache is not None:
+                cache.close()
+        scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
+        ran_on = executor.describe()
     scores = _label_self_judged(scores, store, self_roles(models))
     history = store.invocations()
     usage = {
@@ -257,6 +271,7 @@ def run_benchmark(
             "seconds": round(sum(float(i.get("seconds") or 0) for i in history), 3),
         },
         "invocations": len(history),
+        "executor": ran_on,  # this invocation's: where its units and scoring ran
     }
     run_warnings = [  # of this invocation; a reused scores.json drops them
         f"{endpoint} stopped answering ({error}); {runner.counters.units_not_run} unit(s) "
@@ -277,7 +292,8 @@ def run_benchmark(
 
     write_html_report(out)
     store.close()
-    return RunResult(benchmark.name, out, scores, runner.counters, len(pending), dict(runner.down))
+    return RunResult(benchmark.name, out, scores, runner.counters, len(pending), dict(runner.down),
+                     settings.model)
 
 
 async def _run(

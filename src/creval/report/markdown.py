@@ -130,7 +130,9 @@ def usage_section(usage: dict[str, Any]) -> list[str]:
     ]
     return ["", "## Usage", "", markdown_table(rows), "", "Per model, all invocations "
             "(requests as the server saw them, retries and top-up calls included):", "",
-            markdown_table(per_model)]
+            markdown_table(per_model),
+            *(["", f"Executor of this invocation: {e['executor']}, {e['workers']} worker(s); "
+               f"tasks per worker: {e['per_worker'] or 'none'}."] if (e := usage.get("executor")) else [])]
 
 
 def write_report(out: Path, manifest: dict[str, Any], scores: Scores) -> Path:

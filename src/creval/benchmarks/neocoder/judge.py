@@ -187,10 +187,27 @@ def run_programs(jobs: Sequence[tuple[str, str, Limits]], *, workers: int | None
                  ) -> list[Execution]:
     """Run ``(program, stdin, limits)`` jobs in the sandbox, in parallel, in order.
 
-    The one place this package touches :mod:`creval.sandbox`.
+    The one place this package touches :mod:`creval.sandbox`. Under the local executor the
+    jobs run here, ``workers`` at a time; under Ray (``--executor ray``) they go in chunks to
+    the workers, each chunk one task that runs its jobs on its worker's CPUs.
     """
+    from creval.runner.executors import current_executor, split
+
+    executor = current_executor()
+    if executor.name == "local" or not jobs:
+        return _run_chunk((list(jobs), workers))
+    # a few chunks per worker so that a slow chunk does not hold the others back; each task
+    # holds one CPU of the cluster and runs its jobs one after the other
+    chunks = split(list(jobs), 4 * int(getattr(executor, "workers", 1)))
+    done = executor.map(_run_chunk, [(chunk, 1) for chunk in chunks], label="sandbox")
+    return [execution for chunk in done for execution in chunk]
+
+
+def _run_chunk(chunk: tuple[list[tuple[str, str, Limits]], int | None]) -> list[Execution]:
+    """One chunk of :func:`run_programs` jobs in the sandbox of this process's machine."""
     from creval.sandbox import Job, run_many
 
+    jobs, workers = chunk
     return run_many([Job(program, stdin, limits) for program, stdin, limits in jobs],
                     workers=workers)
 

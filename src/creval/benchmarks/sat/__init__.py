@@ -106,15 +106,43 @@ def rewrite_distances(
 ) -> tuple[list[float], dict[str, Any]]:
     """The cosine distance of each ``(original, rewrite)`` pair under the options' embedder
     (``--embedder``, else the language's default), and that embedder's identity."""
-    from creval.embed import get_embedder
-    from creval.metrics.distance import paired_cosine_distances
+    import functools
 
-    embedder = get_embedder(options.embedder or DEFAULT_EMBEDDER[options.lang])
+    import numpy as np
+
+    from creval.metrics.distance import paired_cosine_distances
+    from creval.runner.executors import current_executor
+
+    # embedded where the executor says (Ray: actors that load the model once), in the same
+    # batches under every executor, so the distances are the same
+    executor, factory = current_executor(), functools.partial(_Embed, options.embedder or DEFAULT_EMBEDDER[options.lang])
+    (identity,) = executor.map_with(factory, "identity", [None], label="embed")
     if not pairs:
-        return [], embedder.identity()
-    originals = embedder.embed([o for o, _ in pairs])
-    rewrites = embedder.embed([r for _, r in pairs])
-    return [float(d) for d in paired_cosine_distances(originals, rewrites)], embedder.identity()
+        return [], identity
+    texts = [[o for o, _ in pairs[i:i + EMBED_CHUNK]] for i in range(0, len(pairs), EMBED_CHUNK)]
+    texts += [[r for _, r in pairs[i:i + EMBED_CHUNK]] for i in range(0, len(pairs), EMBED_CHUNK)]
+    vectors = executor.map_with(factory, "embed", texts, label="embed")
+    originals, rewrites = np.concatenate(vectors[:len(texts) // 2]), np.concatenate(vectors[len(texts) // 2:])
+    return [float(d) for d in paired_cosine_distances(originals, rewrites)], identity
+
+
+#: Texts per embedding task; ``rewrite_distances`` embeds originals and rewrites in such chunks.
+EMBED_CHUNK = 256
+
+
+class _Embed:
+    """An embedder built once per worker, for :meth:`creval.runner.executors.Executor.map_with`."""
+
+    def __init__(self, spec: str) -> None:
+        from creval.embed import get_embedder
+
+        self._embedder = get_embedder(spec)
+
+    def identity(self, _: object) -> dict[str, Any]:
+        return self._embedder.identity()
+
+    def embed(self, texts: list[str]) -> Any:
+        return self._embedder.embed(texts)
 
 
 def _check_digest(story: Story, record: Record) -> None:
