@@ -66,6 +66,8 @@ def run(
     threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local). Default: half the CPUs.")] = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
+    batch: Annotated[bool, typer.Option("--batch", help="openai: models: send the requests through the OpenAI Batch API (half the price, answers within 24 h); the batches are recorded in --out, and the same command resumes them.")] = False,
+    batch_poll: Annotated[float, typer.Option(help="With --batch: seconds between polls of a submitted batch.")] = 30.0,
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
     cache: CacheFile = None,
     no_cache: NoCache = False,
@@ -113,6 +115,7 @@ def run(
         base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
         threads=threads, structured_output=structured_output,  # type: ignore[arg-type]
         prompt_logprobs=prompt_logprobs,  # type: ignore[arg-type]
+        batch=batch, batch_poll=batch_poll,
     )
     settings = RunSettings(
         model=models[0],

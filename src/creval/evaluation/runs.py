@@ -34,6 +34,7 @@ from creval.evaluation.roles import (
 )
 from creval.models import Model, ModelOptions
 from creval.models.base import EndpointUnreachable, digest
+from creval.models.openai_batch import batch_options
 from creval.records import (
     RECORDS,
     ErrorCause,
@@ -215,8 +216,9 @@ def run_benchmark(
     the run directory is created or changed.
     """
     choices = choose(
-        benchmark, model=settings.model, model_options=settings.model_options,
-        judge=settings.judge, judge_options=settings.judge_options, roles=settings.roles,
+        benchmark, model=settings.model, judge=settings.judge, roles=settings.roles,
+        model_options=batch_options(settings.model_options, settings.model, out),  # --batch
+        judge_options=settings.judge_options,
         role_options=settings.role_options,
     )
     models = build(choices)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from creval.errors import CrevalError
 from creval.models.base import (
@@ -68,6 +69,15 @@ class ModelOptions(BaseModel):
     #: ``prompt_logprobs``) or ``echo`` (``/completions`` with ``echo`` and ``logprobs``); see
     #: :mod:`creval.models.openai_prompt`.
     prompt_logprobs: Literal["off", "auto", "echo", "vllm"] = "off"
+    #: ``openai:`` through the Batch API (``--batch``): the requests of a run go as batch
+    #: files, polled every ``batch_poll`` seconds; a batch is sent once no request arrived
+    #: for ``batch_idle`` seconds. See :mod:`creval.models.openai_batch`.
+    batch: bool = False
+    batch_poll: float = Field(default=30.0, gt=0)
+    batch_idle: float = Field(default=0.5, ge=0)
+    #: Where the submitted batches are recorded (the run directory's ``batches.jsonl``, set
+    #: by the evaluation layer) so that a restarted run resumes them; None: not recorded.
+    batch_ledger: Path | None = None
 
 
 BackendFactory = Callable[[str, ModelOptions], Model]
@@ -81,6 +91,9 @@ _PROVIDERS: dict[str, str] = {
     "inspect": "creval.models.inspect_backend:create",
     "vllm": "creval.models.vllm:create",
 }
+
+#: provider name -> its factory when ``ModelOptions.batch`` asks for a batch API (``--batch``).
+_BATCH_PROVIDERS: dict[str, str] = {"openai": "creval.models.openai_batch:create"}
 
 
 def providers() -> list[str]:
@@ -110,7 +123,8 @@ def get_model(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> 
             "openai:gpt-4o-mini --base-url URL, hf:/path/or/hub-name, replay:RUN_DIR."
         )
     opts = options or ModelOptions(**kwargs)
-    module_name, _, func = _PROVIDERS[provider].partition(":")
+    target = _BATCH_PROVIDERS.get(provider, _PROVIDERS[provider]) if opts.batch else _PROVIDERS[provider]
+    module_name, _, func = target.partition(":")
     factory: BackendFactory = getattr(importlib.import_module(module_name), func)
     return factory(name, opts)
 

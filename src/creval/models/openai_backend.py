@@ -366,9 +366,9 @@ class OpenAIModel:
             completions.extend(self._completions(response, choices, request))
         return completions
 
-    async def _create(self, request: GenerateRequest, n: int, seed: int | None) -> Any:
-        import openai
-
+    def chat_params(self, request: GenerateRequest, n: int, seed: int | None) -> dict[str, Any]:
+        """The chat-completions parameters of ``n`` samples of ``request`` from ``seed``,
+        without the token limit (see :meth:`token_param`); the batch file's bodies too."""
         params: dict[str, Any] = {
             "model": self.name,
             "messages": [_message(m) for m in request.messages],
@@ -394,6 +394,21 @@ class OpenAIModel:
             # log-probabilities at all without it, and OpenAI accepts 0.
             params["logprobs"] = True
             params["top_logprobs"] = request.top_logprobs
+        return params
+
+    @property
+    def token_param(self) -> str:
+        """``max_tokens``, or ``max_completion_tokens`` once the server asked for it."""
+        return self._token_param
+
+    @token_param.setter
+    def token_param(self, name: str) -> None:
+        self._token_param = name
+
+    async def _create(self, request: GenerateRequest, n: int, seed: int | None) -> Any:
+        import openai
+
+        params = self.chat_params(request, n, seed)
         client = self._client()
         for _ in range(2):
             note_request()  # what the server sees: top-up calls included

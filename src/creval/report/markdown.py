@@ -137,5 +137,7 @@ def usage_section(usage: dict[str, Any]) -> list[str]:
 
 def write_report(out: Path, manifest: dict[str, Any], scores: Scores) -> Path:
     path = Path(out) / REPORT
-    path.write_text(render_report(manifest, scores, read_analyses(Path(out))), encoding="utf-8")
+    from creval.models.openai_batch import batches_section  # --batch: the run's batch ids
+
+    path.write_text(render_report(manifest, scores, read_analyses(Path(out))) + batches_section(Path(out)), encoding="utf-8")
     return path
