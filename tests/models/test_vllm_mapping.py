@@ -323,8 +323,17 @@ def test_an_engine_that_cannot_start_fails_every_call_without_hanging() -> None:
         with pytest.raises(ModelError, match="cannot start vLLM .*No CUDA GPUs"):
             asyncio.run(model.generate(GenerateRequest.chat("x")))
     asyncio.run(model.aclose())
-    with pytest.raises(ModelError, match="closed"):
-        asyncio.run(model.generate(GenerateRequest.chat("x")))
+
+
+def test_a_closed_model_starts_again_on_the_next_request() -> None:
+    model = _model()
+    assert asyncio.run(model.generate(GenerateRequest.chat("x", seed=3)))[0].text == "s3"
+    first = _engine(model)
+    asyncio.run(model.aclose())
+    assert not model._pool._engines
+    assert asyncio.run(model.generate(GenerateRequest.chat("x", seed=4)))[0].text == "s4"
+    assert _engine(model) is not first
+    asyncio.run(model.aclose())
 
 
 def test_identity_and_context_settings(tmp_path: Path) -> None:

@@ -33,7 +33,8 @@ and :func:`completions_from_output`, is tested without a GPU against vLLM's own 
 * ``response_schema`` constrains decoding: ``StructuredOutputsParams(json=schema)`` in recent
   vLLM, ``GuidedDecodingParams(json=schema)`` in older releases (whichever the installed one
   has, :func:`structured_field`).
-* ``data_parallel_size`` ``k > 1`` runs ``k`` engines as Ray actors (one per
+* ``data_parallel_size`` ``k > 1`` (vLLM's ``LLM`` refuses it in one process and points to a
+  launcher of one process per rank) runs ``k`` engines as Ray actors (one per
   ``tensor_parallel_size`` GPUs; Ray is started locally unless ``RAY_ADDRESS`` names a
   cluster) and spreads each batch over them; results do not depend on which engine ran a
   request, since every sample carries its own seed.
@@ -177,7 +178,8 @@ class VLLMModel:
                             usage=Usage(input_tokens=fed))
 
     async def aclose(self) -> None:
-        """Stop the feeding thread, drop the engines (and a Ray instance started for them)."""
+        """Stop the feeding thread, drop the engines (and a Ray instance started for them);
+        the next request starts them again."""
         await asyncio.to_thread(self._pool.close)
 
 

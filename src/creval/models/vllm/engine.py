@@ -173,7 +173,8 @@ class EnginePool:
                     job[2].set_exception(error)
 
     def close(self) -> None:
-        """Stop the feeding thread and release the engines (and a Ray started for them)."""
+        """Stop the feeding thread and release the engines (and a Ray started for them); jobs
+        still waiting fail. The next job starts them again."""
         with self._cond:
             self._closed = True
             self._cond.notify()
@@ -189,6 +190,9 @@ class EnginePool:
             import ray
 
             ray.shutdown()
+        with self._cond:  # the next job starts the engines again, as hf reloads its model
+            self._closed, self._thread, self._failed, self._started_ray = False, None, None, False
+            self._ready, self._local = Future(), True
 
 
 def _merge(jobs: list[Job], indices: list[int]) -> tuple[list[list[int]], list[dict[str, Any]]]:
