@@ -318,8 +318,15 @@ class Runner:
                 todo.append(unit)
         return todo
 
-    async def run(self, units: Sequence[Unit], *, concurrency: int | None = None) -> list[Record]:
-        """Run the pending units; return the records written by this call."""
+    async def run(
+        self, units: Sequence[Unit], *, concurrency: int | None = None, keep: bool = True
+    ) -> list[Record]:
+        """Run the pending units; return the records written by this call.
+
+        ``keep=False`` returns an empty list instead and holds no finished record in memory
+        (they are in the store): kept, each costs ~2-3 KB for the rest of the run, +22% of the
+        driver's resident memory over 8,000 units of ``bench/soak.py``.
+        """
         todo = self.pending(units)
         if not todo:
             return []
@@ -341,11 +348,11 @@ class Runner:
             if record is None:
                 self.counters.units_not_run += 1
             elif record.status == "error":
-                written.append(record)
                 self.counters.units_failed += 1
             else:
-                written.append(record)
                 self.counters.units_ok += 1
+            if record is not None and keep:
+                written.append(record)
             if self._progress is not None:
                 self._progress.advance(self.counters)
 
