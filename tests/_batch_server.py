@@ -1,7 +1,7 @@
 """A loopback server of the OpenAI files and batches endpoints, for ``--batch`` tests.
 
 Real HTTP on 127.0.0.1: ``POST /v1/files`` (multipart upload), ``GET /v1/files/{id}/content``,
-``POST /v1/batches``, ``GET /v1/batches/{id}``, ``GET /v1/models`` and ``POST
+``POST /v1/batches``, ``GET /v1/batches/{id}``, ``GET /v1/batches``, ``GET /v1/models`` and ``POST
 /v1/chat/completions`` (answered as :class:`_servers.ChatServer` answers, so the batch and
 the direct paths can be compared). A batch is ``validating`` when created, ``in_progress``
 at its first poll and ends after ``polls`` polls (or when :meth:`BatchServer.release` is
@@ -86,12 +86,15 @@ class BatchServer:
                 return self.rfile.read(int(self.headers.get("content-length", 0)))
 
             def do_GET(self) -> None:  # noqa: N802
-                parts = self.path.strip("/").split("/")  # v1, files|batches|models, ...
+                parts = self.path.split("?")[0].strip("/").split("/")  # v1, files|batches|models, ...
                 with owner.lock:
                     if parts[1:2] == ["files"] and len(parts) == 4 and parts[2] in owner.files:
                         self._send(200, owner.files[parts[2]], raw=True)
                     elif parts[1:2] == ["batches"] and len(parts) == 3 and parts[2] in owner.batches:
                         self._send(200, owner._poll(parts[2]))
+                    elif parts[1:] == ["batches"]:  # newest first, as OpenAI lists them
+                        data = [owner._public(b) for b in reversed(owner.batches)]
+                        self._send(200, {"object": "list", "data": data, "has_more": False})
                     elif parts[1:2] == ["models"]:
                         self._send(200, {"object": "list", "data": []})
                     else:

@@ -19,6 +19,7 @@ from _batch_server import BatchServer
 from _cli import creval
 
 import creval as api
+from creval.errors import CrevalError
 from creval.models import GenerateRequest, ModelOptions, TransientModelError, get_model
 from creval.models.openai_batch import LEDGER, BatchOpenAIModel, read_ledger
 from creval.runner.counters import totals
@@ -57,7 +58,8 @@ def test_batch_answers_equal_the_direct_path(server: BatchServer, tmp_path: Path
     assert batched.scores.headline == direct.scores.headline
     assert batched.scores.units.finished == 4 and batched.ok
     ledger = read_ledger(tmp_path / "batch" / LEDGER)
-    assert [r["event"] for r in ledger][0] == "submitted" and ledger[0]["batch_id"] == "batch_0"
+    assert [r["event"] for r in ledger][:2] == ["uploaded", "submitted"]  # before it is created
+    assert len(ledger[0]["custom_ids"]) == 4 and ledger[1]["batch_id"] == "batch_0"
     assert ledger[-1] == {**ledger[-1], "event": "finished", "status": "completed", "failed": []}
     assert "`batch_0` (4 lines, completed)" in (tmp_path / "batch" / "report.md").read_text()
     # the identity is the plain model's: the manifests agree, and each run resumes the other
@@ -155,6 +157,10 @@ def test_batch_with_a_model_without_a_batch_api_is_refused(tmp_path: Path) -> No
     text = " ".join(done.stderr.split())
     assert "--batch needs a model with a batch API; local has none" in text and "openai:" in text
     assert not out.exists()
+    with pytest.raises(CrevalError, match="--batch-poll takes seconds above 0"):
+        api.evaluate("dat", model="openai:m", base_url="http://127.0.0.1:9/v1", out=out,
+                     batch=True, batch_poll=0)
+    assert not out.exists()
 
 
 def _batch_model(server: BatchServer, **options: Any) -> BatchOpenAIModel:
@@ -213,4 +219,34 @@ def test_a_failed_batch_is_a_transient_error_with_its_reason(tmp_path: Path) -> 
     finally:
         server.close()
     assert [r["event"] for r in read_ledger(tmp_path / LEDGER)] == [
-        "submitted", "status", "status", "finished"]  # in_progress, then failed
+        "uploaded", "submitted", "status", "status", "finished"]  # in_progress, then failed
+
+
+def test_a_batch_created_but_not_written_down_is_found_by_its_input_file(
+        server: BatchServer, tmp_path: Path) -> None:
+    """A run killed between creating its batch and writing it down: the next run finds the
+    batch by the input file the ledger recorded before creating it, and pays once."""
+    ledger = tmp_path / LEDGER
+    requests = [GenerateRequest.chat(f"word {i}") for i in range(3)]
+
+    async def main(model: BatchOpenAIModel) -> list[str]:
+        try:
+            done = await asyncio.gather(*(model.generate(r) for r in requests))
+        finally:
+            await model.aclose()
+        return [cs[0].text for cs in done]
+
+    first = asyncio.run(main(_batch_model(server, batch_ledger=ledger)))
+    lines = ledger.read_text().splitlines()
+    assert json.loads(lines[1])["event"] == "submitted"
+    ledger.write_text(lines[0] + "\n")  # only the upload reached the disk
+    assert asyncio.run(main(_batch_model(server, batch_ledger=ledger))) == first
+    assert server.created == 1
+    assert any(r.get("recovered") for r in read_ledger(ledger))
+    # an upload of which no batch was made: its requests go again
+    ledger.write_text(json.dumps({"event": "uploaded", "input_file_id": "file-none",
+                                  "custom_ids": json.loads(lines[0])["custom_ids"],
+                                  "time": time.time()}) + "\n")
+    assert asyncio.run(main(_batch_model(server, batch_ledger=ledger))) == first
+    assert server.created == 2 and server.lines == [3, 3]
+    assert [r["event"] for r in read_ledger(ledger)][:2] == ["uploaded", "orphan"]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from creval.errors import CrevalError
 from creval.models.base import (
@@ -73,8 +73,8 @@ class ModelOptions(BaseModel):
     #: files, polled every ``batch_poll`` seconds; a batch is sent once no request arrived
     #: for ``batch_idle`` seconds. See :mod:`creval.models.openai_batch`.
     batch: bool = False
-    batch_poll: float = Field(default=30.0, gt=0)
-    batch_idle: float = Field(default=0.5, ge=0)
+    batch_poll: float = 30.0
+    batch_idle: float = 0.5
     #: Where the submitted batches are recorded (the run directory's ``batches.jsonl``, set
     #: by the evaluation layer) so that a restarted run resumes them; None: not recorded.
     batch_ledger: Path | None = None

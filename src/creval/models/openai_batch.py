@@ -31,11 +31,7 @@ becomes the unit's error (a later run tries it again, in a new batch).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-import os
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,11 +44,24 @@ from creval.models.base import (
     GenerateRequest,
     ModelError,
     TransientModelError,
-    digest,
     note_request,
 )
 from creval.models.openai_backend import OpenAIModel
 from creval.models.openai_backend import create as create_openai
+from creval.models.openai_batch_files import (
+    ENDPOINT,
+    LEDGER,
+    Finished,
+    Ledger,
+    batch_line,
+    batches_section,
+    custom_id,
+    parse_lines,
+    read_ledger,
+)
+
+__all__ = ["LEDGER", "BatchOpenAIModel", "batch_options", "batches_section", "create",
+           "custom_id", "read_ledger"]
 
 if TYPE_CHECKING:
     from creval.models import ModelOptions
@@ -61,35 +70,11 @@ if TYPE_CHECKING:
 #: OpenAI's caps of one batch: lines, and bytes of its input file (less a margin).
 MAX_LINES = 50_000
 MAX_BYTES = 190 * 1024 * 1024
-ENDPOINT = "/v1/chat/completions"
-LEDGER = "batches.jsonl"
 #: Batch states after which nothing changes.
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 _TRANSIENT_STATUS = {408, 409, 429}
 #: Consecutive failed polls (timeouts, 5xx) before the calls waiting on a batch give up.
 POLL_FAILURES = 5
-
-
-def custom_id(body: dict[str, Any], sample: int) -> str:
-    """The line id of ``body`` as sample ``sample``: the same call gets the same id.
-
-    >>> a = custom_id({"model": "m", "messages": []}, 0)
-    >>> a == custom_id({"messages": [], "model": "m"}, 0), a == custom_id({"model": "m", "messages": []}, 1)
-    (True, False)
-    >>> a.startswith("creval-"), len(a)
-    (True, 47)
-    """
-    return "creval-" + digest({"body": body, "sample": sample})[:40]
-
-
-def batch_line(cid: str, body: dict[str, Any]) -> bytes:
-    """One line of a batch input file.
-
-    >>> batch_line("c1", {"model": "m"})
-    b'{"custom_id":"c1","method":"POST","url":"/v1/chat/completions","body":{"model":"m"}}\\n'
-    """
-    line = {"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": body}
-    return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def batch_options(options: ModelOptions, spec: str, out: Path) -> ModelOptions:
@@ -115,139 +100,6 @@ def batch_options(options: ModelOptions, spec: str, out: Path) -> ModelOptions:
     return options.model_copy(update={"batch_ledger": Path(out) / LEDGER})
 
 
-def read_ledger(path: Path) -> list[dict[str, Any]]:
-    """The records of a ledger; a torn last line (a killed run) is left out."""
-    if not path.is_file():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        with contextlib.suppress(ValueError):
-            record = json.loads(line)
-            if isinstance(record, dict):
-                records.append(record)
-    return records
-
-
-def ledger_summary(path: Path) -> list[dict[str, Any]]:
-    """Each submitted batch of a ledger: id, lines, last status, lines that failed."""
-    batches: dict[str, dict[str, Any]] = {}
-    for record in read_ledger(path):
-        batch_id = str(record.get("batch_id"))
-        if record.get("event") == "submitted":
-            batches[batch_id] = {"batch": batch_id, "lines": record.get("lines"),
-                                 "status": "submitted", "failed": 0}  # fmt: skip
-        elif batch_id in batches:
-            batches[batch_id]["status"] = record.get("status", batches[batch_id]["status"])
-            if record.get("event") == "finished":
-                batches[batch_id]["failed"] = len(record.get("failed") or [])
-    return list(batches.values())
-
-
-def batches_section(run_dir: Path) -> str:
-    """The report's line on the run's batches (``--batch``); empty without a ledger.
-
-    >>> batches_section(Path("/nonexistent"))
-    ''
-    """
-    batches = ledger_summary(run_dir / LEDGER)
-    if not batches:
-        return ""
-    each = ", ".join(f"`{b['batch']}` ({b['lines']} lines, {b['status']}"
-                     + (f", {b['failed']} failed" if b["failed"] else "") + ")" for b in batches)
-    return f"\n## Batches\n\n- OpenAI Batch API, {len(batches)} batch(es) ({LEDGER}): {each}\n"
-
-
-class Ledger:
-    """The batches of a run: which batch holds each custom id, written through to a file."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        #: custom id -> the batch that holds it and has not failed it
-        self.index: dict[str, str] = {}
-        #: batch id -> its custom ids
-        self.members: dict[str, list[str]] = {}
-        for record in read_ledger(path) if path is not None else []:
-            self._apply(record)
-
-    def _apply(self, record: dict[str, Any]) -> None:
-        batch_id = str(record.get("batch_id"))
-        if record.get("event") == "submitted":
-            ids = [str(c) for c in record.get("custom_ids") or []]
-            self.members[batch_id] = ids
-            self.index.update(dict.fromkeys(ids, batch_id))
-        elif record.get("event") == "finished":
-            for cid in record.get("failed") or []:
-                if self.index.get(cid) == batch_id:
-                    del self.index[cid]
-
-    def write(self, record: dict[str, Any]) -> None:
-        """Apply ``record`` and append it to the file, flushed to disk before returning."""
-        record = {**record, "time": round(time.time(), 3)}
-        self._apply(record)
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-
-
-@dataclass
-class _Outcome:
-    """One line of an output or error file."""
-
-    status: int | None  # the HTTP status of the line's response; None: no response
-    body: dict[str, Any] | None = None
-    message: str = ""
-    code: str | None = None
-
-
-@dataclass
-class _Finished:
-    """A batch at its end: its lines by custom id, and its state."""
-
-    status: str
-    lines: dict[str, _Outcome] = field(default_factory=dict)
-    errors: str = ""
-
-
-def _error_text(body: Any) -> tuple[str, str | None]:
-    """Message and code of an error body (``{"error": {...}}``) or error object."""
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        body = body["error"]
-    if isinstance(body, dict):
-        return str(body.get("message") or body), body.get("code")
-    return str(body), None
-
-
-def parse_lines(text: str) -> dict[str, _Outcome]:
-    """The lines of an output or error file by custom id.
-
-    >>> out = parse_lines('{"custom_id": "a", "response": {"status_code": 200, "body": {"x": 1}}}\\n'
-    ...                   '{"custom_id": "b", "response": null, "error": {"code": "batch_expired", "message": "late"}}')
-    >>> out["a"].status, out["a"].body, out["b"].status, out["b"].code, out["b"].message
-    (200, {'x': 1}, None, 'batch_expired', 'late')
-    """
-    lines: dict[str, _Outcome] = {}
-    for raw in text.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(line, dict) or "custom_id" not in line:
-            continue
-        response = line.get("response") or {}
-        status = response.get("status_code")
-        body = response.get("body")
-        if status == 200 and isinstance(body, dict) and not line.get("error"):
-            lines[str(line["custom_id"])] = _Outcome(200, body)
-            continue
-        message, code = _error_text(line.get("error") or body)
-        lines[str(line["custom_id"])] = _Outcome(status if status != 200 else None, None, message, code)
-    return lines
-
-
 @dataclass
 class _Item:
     line: bytes
@@ -258,6 +110,10 @@ class BatchOpenAIModel:
     """An ``openai:`` model whose calls go through the Batch API (see the module's text)."""
 
     def __init__(self, inner: OpenAIModel) -> None:
+        if inner.options.batch_poll <= 0 or inner.options.batch_idle < 0:
+            raise CrevalError(
+                f"--batch-poll takes seconds above 0 (got {inner.options.batch_poll:g}) and the "
+                f"idle window 0 or more (got {inner.options.batch_idle:g}).")
         self.inner = inner
         self.spec = inner.spec
         self.options = inner.options
@@ -276,7 +132,10 @@ class BatchOpenAIModel:
         self._sending: dict[str, list[asyncio.Future[str]]] = {}
         self._last = 0.0
         self._collector: asyncio.Task[None] | None = None
-        self._watchers: dict[str, asyncio.Task[_Finished]] = {}
+        self._watchers: dict[str, asyncio.Task[Finished]] = {}
+        #: the upload and creation under way: not cancelled half-way (see :meth:`aclose`)
+        self._submitting: asyncio.Task[str] | None = None
+        self._recovery: asyncio.Task[None] | None = None
 
     @property
     def capabilities(self) -> Capabilities:
@@ -328,6 +187,8 @@ class BatchOpenAIModel:
             self._loop = loop
             self._reset()
         cid = custom_id(body, sample)
+        if self.ledger.unconfirmed:
+            await self._recovered()
         batch_id = self.ledger.index.get(cid)
         if batch_id is None:
             note_request()
@@ -335,7 +196,7 @@ class BatchOpenAIModel:
         finished = await self._finished(batch_id)
         return self._completion(batch_id, cid, finished)
 
-    def _completion(self, batch_id: str, cid: str, finished: _Finished) -> Any:
+    def _completion(self, batch_id: str, cid: str, finished: Finished) -> Any:
         """The line's chat completion, or the error it ended in."""
         from openai.types.chat import ChatCompletion
         from pydantic import ValidationError
@@ -403,7 +264,8 @@ class BatchOpenAIModel:
                 self._queued_bytes -= len(item.line)
                 self._sending[cid] = item.futures
             try:
-                batch_id = await self._submit(taken)
+                self._submitting = loop.create_task(self._submit(taken))
+                batch_id = await asyncio.shield(self._submitting)
             except Exception as exc:  # the calls waiting on these lines get the error
                 error = exc if isinstance(exc, ModelError) else ModelError(
                     f"{self.spec}: submitting a batch failed: {type(exc).__name__}: {exc}")
@@ -426,6 +288,8 @@ class BatchOpenAIModel:
         try:
             upload = await client.files.create(
                 file=("creval-batch.jsonl", data, "application/jsonl"), purpose="batch")
+            self.ledger.write({"event": "uploaded", "input_file_id": upload.id,
+                               "custom_ids": [cid for cid, _ in taken]})  # fmt: skip
             batch = await client.batches.create(
                 input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h",
                 metadata={"creval_model": self.spec[:500]},
@@ -434,25 +298,51 @@ class BatchOpenAIModel:
             raise self.inner._map_error(exc) from exc
         self.ledger.write({
             "event": "submitted", "batch_id": batch.id, "input_file_id": upload.id,
-            "model": self.spec, "lines": len(taken), "custom_ids": [cid for cid, _ in taken],
+            "model": self.spec, "lines": len(taken),
         })
         return str(batch.id)
 
-    async def _finished(self, batch_id: str) -> _Finished:
+    async def _recovered(self) -> None:
+        """Find the batches of uploads the ledger holds without their batch (a run killed
+        between creating a batch and writing it down), once, by their input file."""
+        if self._recovery is None or (self._recovery.done() and self._recovery.exception()):
+            self._recovery = asyncio.get_running_loop().create_task(self._recover())
+        await asyncio.shield(self._recovery)
+
+    async def _recover(self) -> None:
+        import openai
+
+        orphans = dict(self.ledger.unconfirmed)
+        since = self.ledger.unconfirmed_since
+        try:
+            async for batch in self.inner._client().batches.list(limit=100):
+                if batch.input_file_id in orphans:
+                    self.ledger.write({"event": "submitted", "batch_id": batch.id,
+                                       "input_file_id": batch.input_file_id, "model": self.spec,
+                                       "lines": len(orphans.pop(batch.input_file_id)),
+                                       "recovered": True})  # fmt: skip
+                if not orphans or (batch.created_at or 0) < since - 600:  # newest first
+                    break
+        except openai.OpenAIError as exc:
+            raise self.inner._map_error(exc) from exc
+        for file_id in orphans:  # never made into a batch: its requests go again
+            self.ledger.write({"event": "orphan", "input_file_id": file_id})
+
+    async def _finished(self, batch_id: str) -> Finished:
         """The batch at its end, polled by one task however many calls wait on it."""
         task = self._watchers.get(batch_id)
         if task is None:
             task = asyncio.get_running_loop().create_task(self._watch(batch_id))
             self._watchers[batch_id] = task
 
-            def forget_failed(done: asyncio.Task[_Finished]) -> None:
+            def forget_failed(done: asyncio.Task[Finished]) -> None:
                 if done.cancelled() or done.exception() is not None:
                     self._watchers.pop(batch_id, None)
 
             task.add_done_callback(forget_failed)
         return await asyncio.shield(task)
 
-    async def _watch(self, batch_id: str) -> _Finished:
+    async def _watch(self, batch_id: str) -> Finished:
         """Poll ``batch_id`` until it ends, then read its output and error files and write
         to the ledger which of its lines failed."""
         import openai
@@ -466,7 +356,7 @@ class BatchOpenAIModel:
             try:
                 batch = await client.batches.retrieve(batch_id)
             except openai.NotFoundError:
-                return self._end(batch_id, _Finished("gone", errors="the server no longer knows it"))
+                return self._end(batch_id, Finished("gone", errors="the server no longer knows it"))
             except openai.OpenAIError as exc:
                 error = self.inner._map_error(exc)
                 failures += 1
@@ -483,7 +373,7 @@ class BatchOpenAIModel:
             if status in TERMINAL:
                 break
         errors = "; ".join(str(e.message) for e in (getattr(batch.errors, "data", None) or []))
-        finished = _Finished(status, errors=redact_text(errors))
+        finished = Finished(status, errors=redact_text(errors))
         for file_id in (batch.error_file_id, batch.output_file_id):  # answers win
             if file_id:
                 try:
@@ -493,8 +383,8 @@ class BatchOpenAIModel:
                 finished.lines.update(parse_lines(content.text))
         return self._end(batch_id, finished, batch.output_file_id, batch.error_file_id)
 
-    def _end(self, batch_id: str, finished: _Finished, output_file_id: str | None = None,
-             error_file_id: str | None = None) -> _Finished:
+    def _end(self, batch_id: str, finished: Finished, output_file_id: str | None = None,
+             error_file_id: str | None = None) -> Finished:
         failed = [cid for cid in self.ledger.members.get(batch_id, [])
                   if (line := finished.lines.get(cid)) is None or line.body is None]  # fmt: skip
         self.ledger.write({
@@ -508,6 +398,8 @@ class BatchOpenAIModel:
     async def aclose(self) -> None:
         """Stop collecting and polling, and close the SDK client."""
         if self._loop is asyncio.get_running_loop():  # tasks of another loop died with it
+            if self._submitting is not None:  # a batch created must reach the ledger
+                await asyncio.wait([self._submitting], timeout=self.options.timeout)
             tasks = [t for t in (self._collector, *self._watchers.values()) if t is not None]
             for task in tasks:
                 task.cancel()
