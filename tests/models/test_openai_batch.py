@@ -250,3 +250,21 @@ def test_a_batch_created_but_not_written_down_is_found_by_its_input_file(
     assert asyncio.run(main(_batch_model(server, batch_ledger=ledger))) == first
     assert server.created == 2 and server.lines == [3, 3]
     assert [r["event"] for r in read_ledger(ledger)][:2] == ["uploaded", "orphan"]
+
+
+def test_a_second_turn_goes_in_the_next_batch(server: BatchServer) -> None:
+    model = _batch_model(server)
+
+    async def unit(i: int) -> str:
+        first = await model.generate(GenerateRequest.chat(f"turn one {i}"))
+        second = await model.generate(GenerateRequest.chat(f"after {first[0].text}"))
+        return second[0].text
+
+    async def main() -> list[str]:
+        try:
+            return list(await asyncio.gather(*(unit(i) for i in range(3))))
+        finally:
+            await model.aclose()
+
+    assert asyncio.run(main()) == [f"echo: after echo: turn one {i}" for i in range(3)]
+    assert server.lines == [3, 3]
