@@ -27,6 +27,7 @@ from creval.models.prompt_scoring import PromptRequest
 from creval.models.vllm import VLLMModel
 from creval.models.vllm.engine import EnginePool, split_jobs
 from creval.models.vllm.mapping import (
+    chat_prompt_ids,
     completions_from_output,
     parse_engine_spec,
     prompt_scoring_kwargs,
@@ -192,6 +193,19 @@ def test_prompt_logprobs_skip_the_first_token_and_check_alignment() -> None:
         prompt_token_logprobs(_output([2, 3, 4], [_sample("", [0])], positions[:2]))
 
 
+def test_chat_template_or_plain_prompt_as_token_ids() -> None:
+    pytest.importorskip("transformers", reason="a real tokenizer comes from transformers")
+    from tests.models.test_hf import TEMPLATE, _tokenizer
+
+    request = GenerateRequest.chat("the cat", system="a dog")
+    templated = _tokenizer(TEMPLATE)
+    ids = chat_prompt_ids(templated, request)
+    assert templated.decode(ids) == "[BOS] <|system|> a dog <|user|> the cat <|assistant|>"
+    plain = _tokenizer(None)
+    expected = plain.encode("system: a dog\nuser: the cat\nassistant:", add_special_tokens=True)
+    assert chat_prompt_ids(plain, request) == expected
+
+
 def test_jobs_spread_over_engines_by_prompts() -> None:
     assert split_jobs([3, 3, 1, 1, 1, 1], 2) == [[0, 2, 4], [1, 3, 5]]
     assert split_jobs([2], 1) == [[0]]
@@ -225,6 +239,8 @@ class SeedEcho:
         import os
 
         self.batches.append(kwargs)
+        if any(kw.get("temperature", 0) > 2 for kw in kwargs):  # as vLLM 0.33 validates
+            raise ValueError("temperature must be in [0, 2]")
         outputs = []
         for prompt, kw in zip(prompts, kwargs, strict=True):
             if kw.get("prompt_logprobs") is not None:
@@ -325,6 +341,21 @@ def test_an_engine_that_cannot_start_fails_every_call_without_hanging() -> None:
     asyncio.run(model.aclose())
 
 
+def test_one_bad_request_fails_only_its_own_call() -> None:
+    pool = EnginePool("m", {}, engine=SeedEcho)
+    pool.call("max_model_len")
+    good = sampling_params_kwargs(GenerateRequest.chat("x", seed=5))
+    bad = sampling_params_kwargs(GenerateRequest.chat("x", temperature=2.5))
+    with pool._cond:  # one batch
+        ok, refused = pool.submit([[1]], [good]), pool.submit([[2]], [bad])
+    assert ok.result(timeout=30)[0].outputs[0].text == "s5"
+    with pytest.raises(ModelError, match=r"generation failed: ValueError: temperature must be in \[0, 2\]"):
+        refused.result(timeout=30)
+    engine = pool._engines[0]
+    assert [len(b) for b in engine.batches] == [2, 1, 1]  # the batch, then each job alone
+    pool.close()
+
+
 def test_a_closed_model_starts_again_on_the_next_request() -> None:
     model = _model()
     assert asyncio.run(model.generate(GenerateRequest.chat("x", seed=3)))[0].text == "s3"
@@ -392,6 +423,8 @@ def test_vllm_sampling_params_accept_the_mapping() -> None:
     assert getattr(params, field).json == schema
     scoring = to_sampling_params(prompt_scoring_kwargs())
     assert (scoring.prompt_logprobs, scoring.max_tokens, scoring.temperature) == (0, 1, 0.0)
+    with pytest.raises(Exception, match="temperature"):  # noqa: B017 - vLLM bounds it (VLLMValidationError)
+        to_sampling_params(sampling_params_kwargs(GenerateRequest.chat("x", temperature=2.5)))
     assert HAVE_VLLM  # and the outputs above were vLLM's own classes
 
 

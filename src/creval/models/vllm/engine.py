@@ -167,6 +167,11 @@ class EnginePool:
                 for index in shard:
                     jobs[index][2].set_result([next(outputs) for _ in jobs[index][0]])
         except Exception as exc:  # noqa: BLE001 - the batch's unanswered jobs get the error
+            if len(jobs) > 1:  # vLLM fails a whole call for one bad request: fail only its job
+                for job in jobs:
+                    if not job[2].done():
+                        self._run([job])
+                return
             error = ModelError(f"vllm:{self.model}: generation failed: {type(exc).__name__}: {exc}")
             for job in jobs:
                 if not job[2].done():
