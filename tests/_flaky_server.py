@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 KINDS = ("503", "429", "drop", "stall")
-_UNIT = re.compile(r"unit=(\S+)")
+_UNIT = re.compile(r"unit=(\w+)")
 
 
 def answer_for(messages: list[dict[str, Any]]) -> str:
