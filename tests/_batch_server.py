@@ -13,7 +13,8 @@ called, with ``hold``). ``plan`` scripts how each created batch ends, in order:
 * ``expire``: the batch expires with its first half answered, the rest in no file;
 * ``fail``: the batch fails (no line answered).
 
-It counts what it was sent: ``created`` (batches), ``lines`` (lines per batch, in order),
+With ``lose_created=k`` the first k batch creations answer HTTP 500 after creating the
+batch (an answer lost on the way). It counts what it was sent: ``created`` (batches), ``lines`` (lines per batch, in order),
 ``chat`` (direct chat-completions requests).
 """
 
@@ -56,8 +57,10 @@ class BatchServer:
     """The scripted files and batches endpoints (see the module's text)."""
 
     def __init__(self, plan: list[str] | None = None, *, polls: int = 3, hold: bool = False,
-                 reply: Reply = echo) -> None:
+                 reply: Reply = echo, lose_created: int = 0) -> None:
         self.plan = list(plan or [])
+        #: how many batch creations answer HTTP 500 although the batch was created
+        self.lose_created = lose_created
         self.polls = polls
         self.hold = hold
         self.reply = reply
@@ -112,7 +115,12 @@ class BatchServer:
                                          "created_at": 0, "filename": "batch.jsonl",
                                          "purpose": "batch", "status": "processed"})
                     elif self.path.endswith("/batches"):
-                        self._send(200, owner._create(json.loads(data)))
+                        created = owner._create(json.loads(data))
+                        if owner.lose_created > 0:  # made, but the answer is lost
+                            owner.lose_created -= 1
+                            self._send(500, {"error": {"message": "scripted lost answer"}})
+                        else:
+                            self._send(200, created)
                     elif self.path.endswith("/chat/completions"):
                         owner.chat += 1
                         self._send(*chat_completion(json.loads(data), owner.reply))

@@ -268,3 +268,15 @@ def test_a_second_turn_goes_in_the_next_batch(server: BatchServer) -> None:
 
     assert asyncio.run(main()) == [f"echo: after echo: turn one {i}" for i in range(3)]
     assert server.lines == [3, 3]
+
+
+def test_a_batch_whose_creation_answer_was_lost_is_found_not_sent_again(tmp_path: Path) -> None:
+    server = BatchServer(lose_created=1)  # created, then HTTP 500: the runner tries again
+    try:
+        result = _evaluate(server, tmp_path / "run", trials=3)["dat"]
+    finally:
+        server.close()
+    assert result.ok and server.created == 1 and server.lines == [3]
+    events = [r["event"] for r in read_ledger(tmp_path / "run" / LEDGER)]
+    assert events[:2] == ["uploaded", "submitted"]
+    assert read_ledger(tmp_path / "run" / LEDGER)[1].get("recovered") is True

@@ -288,14 +288,21 @@ class BatchOpenAIModel:
         try:
             upload = await client.files.create(
                 file=("creval-batch.jsonl", data, "application/jsonl"), purpose="batch")
-            self.ledger.write({"event": "uploaded", "input_file_id": upload.id,
-                               "custom_ids": [cid for cid, _ in taken]})  # fmt: skip
+        except openai.OpenAIError as exc:
+            raise self.inner._map_error(exc) from exc
+        ids = [cid for cid, _ in taken]
+        self.ledger.write({"event": "uploaded", "input_file_id": upload.id, "custom_ids": ids})
+        try:
             batch = await client.batches.create(
                 input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h",
                 metadata={"creval_model": self.spec[:500]},
             )
         except openai.OpenAIError as exc:
-            raise self.inner._map_error(exc) from exc
+            error = self.inner._map_error(exc)
+            if isinstance(error, TransientModelError):  # it may exist without its answer:
+                self.ledger.unconfirm(upload.id)  # look for it before sending these again
+                self._recovery = None
+            raise error from exc
         self.ledger.write({
             "event": "submitted", "batch_id": batch.id, "input_file_id": upload.id,
             "model": self.spec, "lines": len(taken),

@@ -130,6 +130,13 @@ class Ledger:
                 if self.index.get(cid) == batch_id:
                     del self.index[cid]
 
+    def unconfirm(self, file_id: str) -> None:
+        """Whether a batch was made of upload ``file_id`` is not known (its creation timed
+        out, or failed with a server error that may have come after it)."""
+        if file_id in self.uploaded:
+            self.unconfirmed[file_id] = self.uploaded[file_id]
+            self.unconfirmed_since = min(self._upload_times[f] for f in self.unconfirmed)
+
     def write(self, record: dict[str, Any]) -> None:
         """Apply ``record`` and append it to the file, flushed to disk before returning."""
         record = {**record, "time": round(time.time(), 3)}
