@@ -15,9 +15,12 @@ turn send it in a later batch, once their first answer is back.
 
 Paying once: each line's ``custom_id`` is a digest of its body and sample index, so the
 same call after a restart has the same id; each submitted batch is written to the ledger
-(the run directory's ``batches.jsonl``: batch id, input file id, its custom ids, then its
-status changes and which lines failed) before it is waited for. A call whose id a batch of
-the ledger holds awaits and collects that batch instead of sending it again.
+(the run directory's ``batches.jsonl``: batch id and input file id, then its status
+changes and which lines failed) before it is waited for. A call whose id a batch of
+the ledger holds awaits and collects that batch instead of sending it again. Each upload
+is written down (input file id, custom ids) before its batch is created, so a batch whose
+creation was not written down (a run killed in between, or a creation that timed out) is
+looked for by its input file (``batches.list``) before its lines are sent again.
 
 Failures: a line of the error file whose status is 408, 409, 429 or 5xx, a line an
 expired, cancelled or failed batch never answered, and a batch that is gone raise
