@@ -25,7 +25,7 @@ from creval.errors import CrevalError
 from creval.models import GenerateRequest, ModelError, ModelOptions, get_model, providers
 from creval.models.prompt_scoring import PromptRequest
 from creval.models.vllm import VLLMModel
-from creval.models.vllm.engine import EnginePool, split_jobs
+from creval.models.vllm.engine import EnginePool, Tokens, split_jobs
 from creval.models.vllm.mapping import (
     chat_prompt_ids,
     completions_from_output,
@@ -204,6 +204,10 @@ def test_chat_template_or_plain_prompt_as_token_ids() -> None:
     plain = _tokenizer(None)
     expected = plain.encode("system: a dog\nuser: the cat\nassistant:", add_special_tokens=True)
     assert chat_prompt_ids(plain, request) == expected
+    tokens = Tokens(templated, 128)  # what the backend calls, here on the real tokenizer
+    assert tokens.chat_ids(request) == ids
+    text_ids = tokens.encode("the cat sat")
+    assert "".join(tokens.pieces(text_ids)) == templated.decode(text_ids, skip_special_tokens=True) == "the cat sat"
 
 
 def test_jobs_spread_over_engines_by_prompts() -> None:
@@ -213,15 +217,9 @@ def test_jobs_spread_over_engines_by_prompts() -> None:
 
 
 # -- the backend around an engine ------------------------------------------------------------------
-class SeedEcho:
-    """A GPU stand-in with ``vllm.LLM``'s part of the engine interface: it answers each
-    request with its seed (``s<seed>``; ``greedy`` at temperature 0) and records its batches.
-    Token ids are character codes modulo 50; a prompt token's log-probability is minus its id."""
-
-    def __init__(self, model: str, engine_args: dict[str, Any]) -> None:
-        if model == "broken":
-            raise RuntimeError("No CUDA GPUs are available")
-        self.batches: list[list[dict[str, Any]]] = []
+class EchoTokens:
+    """:class:`creval.models.vllm.engine.Tokens` of :class:`SeedEcho`: token ids are
+    character codes modulo 50, a token's piece its id."""
 
     def chat_ids(self, request: GenerateRequest) -> list[int]:
         return self.encode(" ".join(m.text() for m in request.messages))
@@ -231,6 +229,27 @@ class SeedEcho:
 
     def pieces(self, ids: list[int]) -> list[str]:
         return [str(i) for i in ids]
+
+    def max_model_len(self) -> int:
+        return 6
+
+
+class SeedEcho:
+    """A GPU stand-in with the engine interface of :class:`creval.models.vllm.engine.Engine`:
+    it answers each request with its seed (``s<seed>``; ``greedy`` at temperature 0) and
+    records its batches. A prompt token's log-probability is minus its id."""
+
+    def __init__(self, model: str, engine_args: dict[str, Any]) -> None:
+        if model == "broken":
+            raise RuntimeError("No CUDA GPUs are available")
+        self.batches: list[list[dict[str, Any]]] = []
+
+    def tokens(self) -> EchoTokens:
+        return EchoTokens()
+
+    @staticmethod
+    def driver_tokens(model: str, engine_args: dict[str, Any], max_model_len: int) -> EchoTokens:
+        return EchoTokens()
 
     def max_model_len(self) -> int:
         return 6

@@ -13,6 +13,27 @@ from creval.models.base import GenerateRequest, ModelError
 from creval.models.vllm.mapping import chat_prompt_ids, to_sampling_params
 
 
+class Tokens:
+    """A model's tokenizer work: chat prompts and texts to token ids, ids to text pieces."""
+
+    def __init__(self, tokenizer: Any, max_model_len: int) -> None:
+        self.tokenizer, self.context = tokenizer, max_model_len
+
+    def chat_ids(self, request: GenerateRequest) -> list[int]:
+        return chat_prompt_ids(self.tokenizer, request)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=True))
+
+    def pieces(self, ids: list[int]) -> list[str]:
+        from creval.models.hf import token_pieces
+
+        return token_pieces(self.tokenizer, ids)
+
+    def max_model_len(self) -> int:
+        return self.context
+
+
 class Engine:
     """One ``vllm.LLM`` (in this process, or inside a Ray actor for data parallelism).
 
@@ -24,19 +45,17 @@ class Engine:
 
         self.llm = LLM(model=model, generation_config="vllm", **engine_args)
 
-    def tokenizer(self) -> Any:
-        return self.llm.get_tokenizer()
+    def tokens(self) -> Tokens:
+        """Tokenizer work with this engine's own tokenizer (in its process)."""
+        return Tokens(self.llm.get_tokenizer(), self.max_model_len())
 
-    def chat_ids(self, request: GenerateRequest) -> list[int]:
-        return chat_prompt_ids(self.tokenizer(), request)
+    @staticmethod
+    def driver_tokens(model: str, engine_args: dict[str, Any], max_model_len: int) -> Tokens:
+        """Tokenizer work in the driver while the engines are Ray actors (an actor runs one
+        call at a time, so tokenizing there would wait behind a whole batch)."""
+        from transformers import AutoTokenizer
 
-    def encode(self, text: str) -> list[int]:
-        return list(self.tokenizer().encode(text, add_special_tokens=True))
-
-    def pieces(self, ids: list[int]) -> list[str]:
-        from creval.models.hf import token_pieces
-
-        return token_pieces(self.tokenizer(), ids)
+        return Tokens(AutoTokenizer.from_pretrained(model), max_model_len)
 
     def max_model_len(self) -> int:
         return int(self.llm.llm_engine.model_config.max_model_len)
@@ -66,6 +85,7 @@ class EnginePool:
                       if gpus_per_engine is None else gpus_per_engine)
         self._local = True
         self._engines: list[Any] = []  # Engine, or Ray actor handles
+        self._tokens: Any = None  # Tokens
         self._started_ray = False
         self._pending: list[Job] = []
         self._cond = threading.Condition()
@@ -78,7 +98,8 @@ class EnginePool:
     # runs on the feeding thread
     def _start(self) -> None:
         if self.replicas <= 1:
-            self._engines = [self._factory(self.model, self.engine_args)]
+            engine = self._factory(self.model, self.engine_args)
+            self._engines, self._tokens = [engine], engine.tokens()
             return
         import ray
 
@@ -88,19 +109,15 @@ class EnginePool:
         self._local = False
         actor = ray.remote(num_gpus=self._gpus)(self._factory)
         self._engines = [actor.remote(self.model, self.engine_args) for _ in range(self.replicas)]
-        ray.get([e.max_model_len.remote() for e in self._engines])  # every engine loaded
+        context = min(ray.get([e.max_model_len.remote() for e in self._engines]))  # all loaded
+        self._tokens = self._factory.driver_tokens(self.model, self.engine_args, context)
 
     def call(self, method: str, *args: Any) -> Any:
-        """``method`` of the first engine (tokenizer work), on the calling thread; waits for
-        the engines to load."""
+        """``method`` of the model's :class:`Tokens`, on the calling thread; waits for the
+        engines to load."""
         self._ensure_thread().result()
-        engine = self._engines[0]
-        if self._local:
-            with self._tokenizer_lock:  # a fast tokenizer is not to be used by two threads
-                return getattr(engine, method)(*args)
-        import ray
-
-        return ray.get(getattr(engine, method).remote(*args))
+        with self._tokenizer_lock:  # a fast tokenizer is not to be used by two threads
+            return getattr(self._tokens, method)(*args)
 
     def _ensure_thread(self) -> Future[None]:
         with self._cond:
