@@ -347,8 +347,10 @@ def test_prompt_logprobs_in_windows_score_each_token_once() -> None:
     assert [t.token for t in scores.tokens] == [str(t) for t in ids[1:]]
     assert (scores.window, scores.stride, scores.windows) == (4, 2, 4)
     assert scores.usage.input_tokens == 4 + 4 + 4 + 3  # windows 0-4, 2-6, 4-8, 6-9
-    with pytest.raises(ModelError, match="exceeds the model's context of 6"):
-        asyncio.run(model.prompt_logprobs(PromptRequest(text="abc", window=8)))
+    with pytest.raises(ModelError, match="exceeds the model's context of 5"):  # 6 less one generated
+        asyncio.run(model.prompt_logprobs(PromptRequest(text="abc", window=6)))
+    whole = asyncio.run(model.prompt_logprobs(PromptRequest(text="abcdefghi")))
+    assert (whole.window, whole.stride, whole.logprobs()) == (5, 2, scores.logprobs())
     asyncio.run(model.aclose())
 
 

@@ -160,11 +160,12 @@ class VLLMModel:
     async def prompt_logprobs(self, request: PromptRequest) -> PromptScores:
         """Log-probability of each token of ``request.text`` (no chat template) given those
         before it, from vLLM's ``prompt_logprobs``, in windows of ``request.window`` tokens
-        (default: the engine's ``max_model_len``)."""
+        (default: the engine's ``max_model_len`` less the one token vLLM must generate)."""
         return await asyncio.to_thread(self._prompt_logprobs_sync, request)
 
     def _prompt_logprobs_sync(self, request: PromptRequest) -> PromptScores:
-        window, stride = request.resolve(self._pool.call("max_model_len"), self.spec)
+        # vLLM refuses a prompt that leaves no room for one generated token
+        window, stride = request.resolve(self._pool.call("max_model_len") - 1, self.spec)
         ids: list[int] = self._pool.call("encode", request.text)
 
         def score(part: list[int]) -> list[float]:
