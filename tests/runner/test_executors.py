@@ -125,3 +125,25 @@ def test_ray_missing_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> 
         get_executor("ray")
     with pytest.raises(CrevalError, match="--executor local"):
         get_executor("spark")
+
+
+def test_sat_distances_from_embedding_actors_equal_the_local_ones(
+        ray_executor: RayExecutor) -> None:
+    """SAT's embedding batches go to actors that load the packaged MiniLM once; the
+    distances are those of this process."""
+    from creval.benchmarks.sat import SATOptions, rewrite_distances
+
+    pairs = [("Once upon a time a wolf met a girl in the woods.",
+              "A courier met a delivery drone on her ride through the city."),
+             ("The frog was a prince.", "The app turned out to be run by one founder."),
+             ("Three pigs built three houses.", "Three startups rented three offices.")]
+    options = SATOptions()
+    local = rewrite_distances(pairs, options)
+    before = ray_executor.describe()["tasks"]
+    with using_executor(ray_executor):
+        remote = rewrite_distances(pairs, options)
+        again = rewrite_distances(pairs[:1], options)
+    assert remote[1] == local[1]  # the same embedder identity
+    assert remote[0] == pytest.approx(local[0], abs=1e-6)
+    assert again[0] == pytest.approx(local[0][:1], abs=1e-6)
+    assert ray_executor.describe()["tasks"] - before == 3 + 3  # identity + 2 batches, twice

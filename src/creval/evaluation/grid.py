@@ -87,19 +87,22 @@ def settings_for(run: GridRun, settings: RunSettings) -> RunSettings:
                                roles=run.plan.roles)
 
 
-def _run_one(job: tuple[GridRun, RunSettings, str]) -> RunResult:
+def _run_one(job: tuple[GridRun, RunSettings, str, list[str]]) -> RunResult:
     """One grid cell, in a Ray worker: the whole run, its own directory's only writer.
 
     The worker works in the driver's folder, so relative paths (``--out``, ``replay:``,
     ``local:PATH``, the cache) mean what they mean to the driver: the cluster's workers must
-    see the driver's file system (one machine, or a shared one)."""
+    see the driver's file system (one machine, or a shared one). The manifest records the
+    driver's command, not the worker's."""
     import os
+    import sys
 
-    run, settings, folder = job
+    run, settings, folder, argv = job
     if not Path(folder).is_dir():
         raise CrevalError(f"This Ray worker cannot see the driver's folder {folder}: grid runs "
                           "need a file system shared by the driver and the workers.")
     os.chdir(folder)
+    sys.argv = list(argv)
     return run_benchmark(run.plan.benchmark, run.plan.options, run.plan.out, settings)
 
 
@@ -113,13 +116,14 @@ def run_grid(runs: Sequence[GridRun], settings: RunSettings) -> list[RunResult]:
         return [run_benchmark(r.plan.benchmark, r.plan.options, r.plan.out, settings_for(r, settings))
                 for r in runs]
     import os
+    import sys
 
     from creval.runner.executors import get_executor
 
     executor = get_executor("ray", address=settings.ray_address, workers=settings.workers)
     try:
         quiet = dataclasses.replace(settings, progress=False)
-        jobs = [(r, settings_for(r, quiet), os.getcwd()) for r in runs]
+        jobs = [(r, settings_for(r, quiet), os.getcwd(), list(sys.argv)) for r in runs]
         return executor.map(_run_one, jobs, label="grid")
     finally:
         executor.close()

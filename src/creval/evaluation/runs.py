@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import platform
 import re
 import sys
@@ -34,7 +35,6 @@ from creval.evaluation.roles import (
 )
 from creval.models import Model, ModelOptions
 from creval.models.base import EndpointUnreachable, digest
-from creval.models.openai_batch import batch_options
 from creval.records import (
     RECORDS,
     ErrorCause,
@@ -216,9 +216,8 @@ def run_benchmark(
     the run directory is created or changed.
     """
     choices = choose(
-        benchmark, model=settings.model, judge=settings.judge, roles=settings.roles,
-        model_options=batch_options(settings.model_options, settings.model, out),  # --batch
-        judge_options=settings.judge_options,
+        benchmark, model=settings.model, model_options=settings.model_options,
+        judge=settings.judge, judge_options=settings.judge_options, roles=settings.roles,
         role_options=settings.role_options,
     )
     models = build(choices)
@@ -259,7 +258,8 @@ def run_benchmark(
         finally:
             seconds = time.time() - started
             store.log_invocation({"seconds": seconds, "pending": len(pending),
-                                  **runner.counters.as_dict(), "executor": executor.describe()})
+                                  **runner.counters.as_dict(), "executor": executor.describe(),
+                                  "process": {"host": platform.node(), "pid": os.getpid()}})
             if cache is not None:
                 cache.close()
         scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)

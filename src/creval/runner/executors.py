@@ -207,7 +207,8 @@ class RayExecutor:
             except ConnectionError as exc:
                 raise CrevalError(
                     f"Could not connect to the Ray cluster at {target}: {exc}. Start one with "
-                    "`ray start --head`, or pass no --ray-address for a local one."
+                    "`ray start --head`, or pass no --ray-address for a local one; a cluster "
+                    "with token authentication also needs its token in RAY_AUTH_TOKEN."
                 ) from None
         self.address: str = target or ray.get_runtime_context().gcs_address
         cpus = int(ray.cluster_resources().get("CPU", 1))
