@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import hashlib
 import json
@@ -219,37 +218,10 @@ def verify(records: list[Record], executor: Any) -> dict[str, Any]:
     }
 
 
-class _InProcess:
-    """The local executor's stand-in until ``creval.runner.executors`` is in the tree."""
-
-    name = "local"
-
-    def map(self, fn: Callable[[Any], Any], items: list[Any], *, label: str = "") -> list[Any]:
-        return [fn(item) for item in items]
-
-    def describe(self) -> dict[str, Any]:
-        return {"executor": "local", "address": None, "workers": 1}
-
-    def close(self) -> None:
-        pass
-
-
-def _executors(name: str) -> tuple[Any, Any, Any]:
-    """``current_executor``, ``get_executor`` and ``using_executor`` (in-process stand-ins
-    for ``local`` where the executors module is not installed)."""
-    try:
-        from creval.runner.executors import current_executor, get_executor, using_executor
-    except ImportError:
-        if name != "local":
-            raise SystemExit(f"--executor {name} needs creval.runner.executors") from None
-        executor = _InProcess()
-        return (lambda: executor), (lambda *a, **k: executor), (lambda e: contextlib.nullcontext(e))
-    return current_executor, get_executor, using_executor
-
-
 def segment(args: argparse.Namespace) -> dict[str, Any]:
     """Run what is left of the soak in ``args.out`` against ``args.url``; the summary."""
-    current_executor, get_executor, using_executor = _executors(args.executor)
+    from creval.runner.executors import current_executor, get_executor, using_executor
+
     out = Path(args.out)
     model = get_model("openai:soak", ModelOptions(base_url=args.url, api_key="x",
                                                   timeout=args.timeout, concurrency=args.concurrency))
@@ -314,9 +286,10 @@ class LineCounter:
         return self.lines
 
 
-def run_segment(cmd: list[str], records: Path, stop_at: int | None, timeout: float) -> dict[str, Any]:
+def run_segment(cmd: list[str], records: Path, stop_at: int | None, timeout: float,
+                env: dict[str, str] | None = None) -> dict[str, Any]:
     """Start a segment; SIGKILL it once ``records`` has ``stop_at`` lines (None: let it end)."""
-    proc = subprocess.Popen(cmd)
+    proc = subprocess.Popen(cmd, env=env)
     start = time.perf_counter()
     lines = LineCounter(records)
     try:
@@ -339,7 +312,7 @@ def run_segment(cmd: list[str], records: Path, stop_at: int | None, timeout: flo
 
 def benchmark(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from _flaky_server import start_flaky_server
+    from _flaky_server import RayHead, start_flaky_server
 
     out = Path(args.out)
     ours = {"run", "cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm", "summary.json", "soak.json"}
@@ -350,17 +323,26 @@ def benchmark(args: argparse.Namespace) -> None:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     server = start_flaky_server(seed=args.seed, stall=args.timeout + 1.0)
+    head = None
     try:
         cmd = [sys.executable, __file__, "--url", server.url, *sys.argv[1:]]
+        if args.executor == "ray" and not args.ray_address:
+            # a cluster that outlives the killed drivers (one started by a driver would leave
+            # Ray's agents behind when the driver is SIGKILLed)
+            head = RayHead(cpus=args.workers)
+            cmd += ["--ray-address", head.address]
         segments = []
         start = time.perf_counter()
         for stop in [*args.stop_at, None]:
-            segments.append(run_segment(cmd, out / "run" / "records.jsonl", stop, 1800))
+            segments.append(run_segment(cmd, out / "run" / "records.jsonl", stop, 1800,
+                                        head.env if head else None))
             print(f"segment {len(segments)}: {segments[-1]}", flush=True)
         wall = time.perf_counter() - start
         stats = server.stats()
     finally:
         server.stop()
+        if head is not None:
+            head.stop()
     summary = json.loads((out / "summary.json").read_text())
     per_key = stats.pop("per_key")
     result = {"wall_s": round(wall, 3), "units_per_s": round(args.units / wall, 1),
@@ -388,7 +370,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--executor", choices=["local", "ray"], default="local")
     parser.add_argument("--ray-address", default=None,
-                        help="a running Ray cluster (default: one started for each segment)")
+                        help="a running Ray cluster (default: the benchmark starts one for all "
+                        "segments; a segment alone starts its own)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", required=True, help="directory of the run, cache and summary")
     parser.add_argument("--stop-at", default="",

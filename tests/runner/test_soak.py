@@ -9,20 +9,17 @@ before a restart."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _flaky_server import FlakyServer, answer_for, start_flaky_server
+from _flaky_server import FlakyServer, RayHead, answer_for, start_flaky_server
 from tests_paths import REPO
 
 from creval.records import read_records
@@ -70,9 +67,9 @@ class _Lines:
         return self.count
 
 
-def _kill_at(cmd: list[str], records: Path, lines: int) -> None:
+def _kill_at(cmd: list[str], records: Path, lines: int, env: dict[str, str] | None) -> None:
     """Start the driver and SIGKILL it once ``records`` holds ``lines`` lines."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + SEGMENT_TIMEOUT
     written = _Lines(records)
     try:
@@ -113,20 +110,20 @@ def _check_complete(out: Path) -> None:
         assert (r.output or {}).get("answers") == answers, r.key
 
 
-def _soak_killed_twice(out: Path, server: FlakyServer, executor: str,
-                       address: str | None = None) -> dict[str, Any]:
+def _soak_killed_twice(out: Path, server: FlakyServer, executor: str, address: str | None = None,
+                       env: dict[str, str] | None = None) -> dict[str, Any]:
     """Kill the driver at ~3,000 and ~6,000 records, resume, and check the run; the last
     segment's summary."""
     cmd = _command(out, server.url, executor, address)
     records = out / "run" / "records.jsonl"
     snapshots: list[dict[str, int]] = []  # per kill: finished unit -> requests the server saw
     for stop in (3000, 6000):
-        _kill_at(cmd, records, stop)
+        _kill_at(cmd, records, stop, env)
         lines, finished = _finished(records)
         assert stop <= lines < UNITS, f"the kill at {stop} landed at {lines}"
         seen = server.stats()["per_key"]
         snapshots.append({k: seen[k] for k in finished})
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=SEGMENT_TIMEOUT)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=SEGMENT_TIMEOUT, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     _check_complete(out)
     seen = server.stats()["per_key"]
@@ -171,45 +168,28 @@ def test_soak_local_executor_memory_stays_flat(tmp_path: Path, server: FlakyServ
 
 
 @pytest.fixture
-def ray_head() -> Iterator[str]:
-    """A local Ray head (``ray start --head --block``, 2 CPUs, no dashboard) on free ports,
-    with a temporary directory of its own; its address. Stopped by its process group."""
-    pytest.importorskip("ray")
-    from _servers import free_port
-
-    temp = tempfile.mkdtemp(prefix="rsoak")  # short: Ray's socket paths must fit in 107 bytes
-    port = free_port()
-    ray = Path(sys.executable).with_name("ray")
-    proc = subprocess.Popen(
-        [str(ray), "start", "--head", "--block", "--port", str(port), "--num-cpus", "2",
-         "--include-dashboard", "false", "--temp-dir", temp, "--disable-usage-stats"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    address = f"127.0.0.1:{port}"
+def ray_head() -> Iterator[RayHead]:
+    """A local Ray cluster of 2 CPUs in a process of ours; stopped (with everything under
+    it) in teardown."""
+    head = RayHead(cpus=2)
     try:
-        deadline = time.monotonic() + 120
-        probe = [sys.executable, "-c", f"import ray; ray.init(address={address!r}); ray.shutdown()"]
-        while subprocess.run(probe, capture_output=True, timeout=120).returncode != 0:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the Ray head did not start")
-            time.sleep(1)
-        yield address
+        yield head
     finally:
-        proc.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=30)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever the head left in its session
-        proc.wait()
+        head.stop()
 
 
 def test_soak_ray_executor_killed_twice_then_resumed(
-    tmp_path: Path, server: FlakyServer, ray_head: str
+    tmp_path: Path, server: FlakyServer, ray_head: RayHead
 ) -> None:
-    pytest.importorskip("creval.runner.executors")
-    summary = _soak_killed_twice(tmp_path, server, "ray", ray_head)
-    # the answers were checked on Ray's workers, not in the driver
-    assert summary["verify"]["worker_pids"] and summary["pid"] not in summary["verify"]["worker_pids"]
+    """The drivers connect to a cluster that outlives them (as ``--ray-address`` does): each
+    killed driver's Ray tasks (live checks of every 500 finished units) die with it."""
+    summary = _soak_killed_twice(tmp_path, server, "ray", ray_head.address, ray_head.env)
+    # the answers were checked on Ray's workers, not in the driver, while it ran and after
+    assert summary["executor"]["executor"] == "ray" and summary["executor"]["tasks"] > 0
+    for checks in (summary["verify"], summary["live_checks"]):
+        assert checks["bad"] == [] and checks["worker_pids"], checks
+        assert summary["pid"] not in checks["worker_pids"], checks
+    assert summary["live_checks"]["checked"] == summary["ran"]
 
 
 def test_runner_run_keep_false_holds_no_records_and_memory_stays_flat(tmp_path: Path) -> None:
