@@ -102,6 +102,8 @@ def test_a_killed_run_resumes_its_batch_and_pays_once(tmp_path: Path) -> None:
         done = creval(*args)
         assert done.returncode == 0, done.stderr
         assert server.created == 1, "the restarted run submitted its requests again"
+        resumed = json.loads((out / "scores.json").read_text())["usage"]["this_invocation"]
+        assert totals(resumed)["requests"] == 0, "lines collected from the old batch counted"
         keys = [r["key"] for r in _records(out)]
         assert sorted(keys) == [f"trial-{i:05d}" for i in range(4)]  # every unit once
         assert all(r["status"] == "ok" for r in _records(out))

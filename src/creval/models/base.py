@@ -200,6 +200,14 @@ class RequestTally:
 
     def __init__(self) -> None:
         self.sent = 0
+        #: True once the backend said how many it sent (zero included): a call that never
+        #: said is counted as one request
+        self.noted = False
+
+    @property
+    def requests(self) -> int:
+        """The requests to count for the call: what the backend noted, else one."""
+        return self.sent if self.noted else 1
 
 
 _TALLY: ContextVar[RequestTally | None] = ContextVar("creval_request_tally", default=None)
@@ -215,6 +223,19 @@ def note_request() -> None:
     tally = _TALLY.get()
     if tally is not None:
         tally.sent += 1
+        tally.noted = True
+
+
+def note_no_request() -> None:
+    """Called by a backend whose call was answered without a new server request (a batch
+    line submitted by an earlier invocation and collected now), so the call counts zero.
+
+    >>> t = tally_requests(); note_no_request(); t.requests
+    0
+    """
+    tally = _TALLY.get()
+    if tally is not None:
+        tally.noted = True
 
 
 def tally_requests() -> RequestTally:

@@ -47,6 +47,7 @@ from creval.models.base import (
     GenerateRequest,
     ModelError,
     TransientModelError,
+    note_no_request,
     note_request,
 )
 from creval.models.openai_backend import OpenAIModel
@@ -196,6 +197,8 @@ class BatchOpenAIModel:
         if batch_id is None:
             note_request()
             batch_id = await self._enqueue(cid, body)
+        else:  # submitted (and paid for) by an earlier invocation
+            note_no_request()
         finished = await self._finished(batch_id)
         return self._completion(batch_id, cid, finished)
 

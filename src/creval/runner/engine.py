@@ -254,7 +254,7 @@ class Runner:
                     finally:
                         # as the server sees them: a backend that sends several requests
                         # for one call (topping up n, windows) notes each; others count as one
-                        self.counters.add(model.spec, requests=tally.sent or 1)
+                        self.counters.add(model.spec, requests=tally.requests)
             except EndpointUnreachable as exc:
                 self._failures[endpoint] = self._failures.get(endpoint, 0) + 1
                 if self._failures[endpoint] >= BREAKER_THRESHOLD:
