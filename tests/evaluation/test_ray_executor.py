@@ -87,7 +87,7 @@ def _invocations(out: Path) -> list[dict[str, Any]]:
 
 
 def _scores(out: Path) -> dict[str, Any]:
-    return json.loads((out / "scores.json").read_text())  # type: ignore[no-any-return]
+    return dict(json.loads((out / "scores.json").read_text()))
 
 
 def _requests(invocation: dict[str, Any]) -> int:
@@ -213,3 +213,29 @@ def test_one_command_runs_a_grid_of_two_models_and_two_benchmarks_on_ray(
         assert _scores(mine)["headline"] == _scores(replayed)["headline"], mine.name
     board = _run("compare", *map(str, dirs))
     assert "## dat" in board.stdout and "## neocoder" in board.stdout
+
+
+def test_evaluate_takes_the_executor_and_several_models(
+        runs: dict[str, Any], cluster: str, tmp_path: Path) -> None:
+    """``creval.evaluate(..., executor="ray")`` from Python: two replayed models as a grid of
+    Ray tasks, each result with its model, the scores those of the replayed run."""
+    import ray
+
+    import creval
+
+    recorded = runs["local"] / "dat"
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    for name in ("records.jsonl", "manifest.json"):
+        (twin / name).write_text((recorded / name).read_text())
+    try:
+        result = creval.evaluate("dat", models=[f"replay:{recorded}", f"replay:{twin}"],
+                                 executor="ray", ray_address=cluster, out=tmp_path / "grid",
+                                 cache=False)
+    finally:
+        ray.shutdown()  # this process connected to the cluster
+    assert [r.model for r in result] == [f"replay:{recorded}", f"replay:{twin}"]
+    for one in result:
+        assert one.ok and one.out.parent.parent == tmp_path / "grid"
+        assert one.scores.usage["executor"]["executor"] == "ray"
+        assert one.scores.headline == _scores(recorded)["headline"]

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,36 @@ def test_sat_distances_from_embedding_actors_equal_the_local_ones(
     assert remote[0] == pytest.approx(local[0], abs=1e-6)
     assert again[0] == pytest.approx(local[0][:1], abs=1e-6)
     assert ray_executor.describe()["tasks"] - before == 3 + 3  # identity + 2 batches, twice
+
+
+def test_creativity_index_queries_on_index_actors_equal_the_local_ones(
+        ray_executor: RayExecutor) -> None:
+    """Metric validity's index queries go in chunks to actors that open the (starter) index
+    once; every score, table and the query count are those of this process."""
+    from collections import Counter
+
+    from creval.benchmarks.metric_validity.data import LabelledText
+    from creval.benchmarks.metric_validity.scoring import creativity_scores
+    from creval.index.local import LocalIndex
+    from creval.index.starter import starter_index_dir
+
+    texts = ["It was the best of times, it was the worst of times, it was the age of wisdom.",
+             "The quick brown fox jumps over the lazy dog while the cat sleeps by the fire.",
+             "Purple kettles hum sonnets to the moon whenever the tide forgets its own name.",
+             "Once upon a time there lived a king who had three daughters and a golden ball.",
+             "short text"]
+    items = [LabelledText(id=str(i), text=t, label=i % 2) for i, t in enumerate(texts)]
+
+    def scores() -> tuple[dict[str, Any], dict[str, dict[str, float]], Counter[str]]:
+        per_text: dict[str, dict[str, float]] = {}
+        excluded: Counter[str] = Counter()
+        out = creativity_scores(items, LocalIndex(starter_index_dir()), min_l=5, max_l=7,
+                                per_text=per_text, excluded=excluded)
+        return out, per_text, excluded
+
+    local = scores()
+    before = ray_executor.describe()["tasks"]
+    with using_executor(ray_executor):
+        remote = scores()
+    assert remote == local and local[0]["queries"] == 4  # the short text is excluded
+    assert ray_executor.describe()["tasks"] - before == 4  # chunks of 1 over 2 x 2 workers

@@ -82,8 +82,6 @@ def evaluate(
     preset: str | None = None,
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
-    batch: bool = False,
-    batch_poll: float = 30.0,
     executor: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
     workers: int | None = None,
@@ -104,14 +102,11 @@ def evaluate(
     ``models``: several model specs instead of ``model``, a grid of runs (one run directory
     per model and benchmark, ``out/SLUG/BENCHMARK``, default ``runs/SLUG/BENCHMARK``; see
     :mod:`creval.evaluation.grid`); results come model by model, each with its ``model``.
-    ``executor="ray"``: heavy local work (sandbox executions, embedding batches) on Ray
-    workers and, with several runs, each run a Ray task of its own; ``ray_address`` the
-    cluster (default ``RAY_ADDRESS``, else a local Ray started for the call), ``workers`` how
-    many at once. Scores are those of the default ``executor="local"``, and either resumes
-    a run the other began.
-    ``batch=True``: an ``openai:`` model's requests go through the OpenAI Batch API (half
-    the price, answers within 24 h), polled every ``batch_poll`` seconds; the batches are
-    recorded in the run directory (``batches.jsonl``) so that the same call resumes them.
+    ``executor="ray"``: heavy local work (sandbox executions, embedding batches, index
+    queries) on Ray workers and, with several runs, each run a Ray task of its own;
+    ``ray_address`` the cluster (default ``RAY_ADDRESS``, else a local Ray started for the
+    call), ``workers`` how many at once. Scores are those of the default
+    ``executor="local"``, and either resumes a run the other began.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
@@ -126,7 +121,7 @@ def evaluate(
         role_base_urls=role_base_urls, api_key=api_key, timeout=timeout,
         concurrency=concurrency, threads=threads, retries=retries, cache=cache,
         rescore=rescore, progress=progress, structured_output=structured_output,
-        prompt_logprobs=prompt_logprobs, batch=batch, batch_poll=batch_poll)
+        prompt_logprobs=prompt_logprobs)
     settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
 
     def work() -> EvalResult:
@@ -157,14 +152,12 @@ def run_settings(
     rescore: bool = False, progress: bool = False,
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
-    batch: bool = False, batch_poll: float = 30.0,
 ) -> RunSettings:
     """The :class:`RunSettings` of the Python API's keyword arguments."""
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads,
                                  structured_output=structured_output,
-                                 prompt_logprobs=prompt_logprobs, batch=batch,
-                                 batch_poll=batch_poll)
+                                 prompt_logprobs=prompt_logprobs)
     return RunSettings(
         model=model, model_options=model_options, judge=judge,
         judge_options=None if judge_base_url is None else model_options.model_copy(

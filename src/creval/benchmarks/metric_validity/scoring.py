@@ -34,6 +34,38 @@ SELF_BLEU_MAX_TEXTS = 100
 PerText = dict[str, dict[str, float]]
 
 
+class _IndexQueries:
+    """A local index opened once per worker, for :meth:`creval.runner.executors.Executor.map_with`."""
+
+    def __init__(self, path: str) -> None:
+        from creval.index.local import LocalIndex
+
+        self._index = LocalIndex(path)
+
+    def match_ends_many(self, texts: list[list[str]]) -> tuple[list[list[int]], int]:
+        before = self._index.queries
+        ends = self._index.match_ends_many(texts)
+        return ends, self._index.queries - before
+
+
+def _match_ends_many(index: Any, batch: list[list[str]]) -> list[list[int]]:
+    """A local index's matches for ``batch``: here, or under Ray in chunks on actors that open
+    the index once (the same matches; their queries are counted on ``index``)."""
+    import functools
+    from pathlib import Path
+
+    from creval.runner.executors import current_executor, split
+
+    executor, path = current_executor(), getattr(index, "path", None)
+    if executor.name == "local" or path is None or not batch:
+        return list(index.match_ends_many(batch))
+    chunks = split(batch, 2 * int(getattr(executor, "workers", 1)))
+    answers = executor.map_with(functools.partial(_IndexQueries, str(Path(path).resolve())),
+                                "match_ends_many", chunks, label="index")
+    index.queries += sum(queries for _, queries in answers)
+    return [ends for chunk, _ in answers for ends in chunk]
+
+
 def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, max_l: int,
                       per_text: PerText, excluded: Counter[str],
                       near: NearMatcher | None = None) -> dict[str, Any]:
@@ -61,7 +93,7 @@ def creativity_scores(items: Sequence[LabelledText], index: Any, *, min_l: int, 
         scorable.append((item, tokens))
     many = getattr(index, "match_ends_many", None)  # a local index answers a batch at once
     batch = [tokens for _, tokens in scorable]
-    all_ends = many(batch) if many is not None else [index.match_ends(t) for t in batch]
+    all_ends = _match_ends_many(index, batch) if many is not None else [index.match_ends(t) for t in batch]
     for (item, tokens), ends in zip(scorable, all_ends, strict=True):
         spans = spans_from_match_ends(ends)
         top = min(longest, len(tokens) - 1)
