@@ -126,6 +126,8 @@ def test_ray_missing_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> 
         get_executor("ray")
     with pytest.raises(CrevalError, match="--executor local"):
         get_executor("spark")
+    with pytest.raises(CrevalError, match="--workers needs --executor ray"):
+        get_executor("local", workers=2)
 
 
 def test_sat_distances_from_embedding_actors_equal_the_local_ones(

@@ -287,8 +287,9 @@ def get_executor(name: str = "local", *, address: str | None = None,
     creval.errors.CrevalError: Unknown executor 'dask'. Use --executor local (this process) or --executor ray.
     """
     if name == "local":
-        if address is not None:
-            raise CrevalError("--ray-address needs --executor ray.")
+        if address is not None or workers is not None:
+            flag = "--ray-address" if address is not None else "--workers"
+            raise CrevalError(f"{flag} needs --executor ray (the local executor runs here).")
         return LocalExecutor()
     if name == "ray":
         return RayExecutor(address, workers)
