@@ -329,7 +329,7 @@ def benchmark(args: argparse.Namespace) -> None:
         if args.executor == "ray" and not args.ray_address:
             # a cluster that outlives the killed drivers (one started by a driver would leave
             # Ray's agents behind when the driver is SIGKILLed)
-            head = RayHead(cpus=args.workers)
+            head = RayHead(cpus=args.workers or 2)
             cmd += ["--ray-address", head.address]
         segments = []
         start = time.perf_counter()
@@ -372,7 +372,8 @@ def main() -> None:
     parser.add_argument("--ray-address", default=None,
                         help="a running Ray cluster (default: the benchmark starts one for all "
                         "segments; a segment alone starts its own)")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="Ray tasks at once (default: the cluster's CPUs); --executor ray only")
     parser.add_argument("--out", required=True, help="directory of the run, cache and summary")
     parser.add_argument("--stop-at", default="",
                         help="benchmark mode: SIGKILL the driver at these records.jsonl line "
