@@ -80,6 +80,17 @@ def test_a_task_whose_worker_dies_is_retried_and_counted_once(
     assert sorted(finished) == [str(x) for x in range(6)]  # each item finished once
 
 
+def refuse(x: int) -> int:
+    raise CrevalError(f"Item {x} is bad input; pass another.")
+
+
+def test_bad_input_in_a_task_is_its_own_error_not_a_remote_traceback(
+        ray_executor: RayExecutor) -> None:
+    with pytest.raises(CrevalError) as caught:
+        ray_executor.map(refuse, [7])
+    assert str(caught.value) == "Item 7 is bad input; pass another."
+
+
 class CountingModel:
     """A stand-in 'model' that records each load in a file (one line per build)."""
 

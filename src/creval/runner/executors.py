@@ -222,7 +222,12 @@ class RayExecutor:
         self._per_worker: Counter[str] = Counter()
 
     def _collect(self, refs: list[Any]) -> list[Any]:
-        pairs = self._ray.get(refs)
+        try:
+            pairs = self._ray.get(refs)
+        except self._ray.exceptions.RayTaskError as exc:
+            if isinstance(exc.cause, CrevalError):  # bad input: its message, not a traceback
+                raise CrevalError(str(exc.cause)) from None
+            raise
         with self._lock:
             self._per_worker.update(where for where, _ in pairs)
         return [result for _, result in pairs]
