@@ -218,24 +218,27 @@ def test_one_command_runs_a_grid_of_two_models_and_two_benchmarks_on_ray(
 def test_evaluate_takes_the_executor_and_several_models(
         runs: dict[str, Any], cluster: str, tmp_path: Path) -> None:
     """``creval.evaluate(..., executor="ray")`` from Python: two replayed models as a grid of
-    Ray tasks, each result with its model, the scores those of the replayed run."""
-    import ray
-
-    import creval
-
+    Ray tasks, each result with its model, the scores those of the replayed run. (In a
+    process of its own: Ray keeps one authentication token per process.)"""
     recorded = runs["local"] / "dat"
     twin = tmp_path / "twin"
     twin.mkdir()
     for name in ("records.jsonl", "manifest.json"):
         (twin / name).write_text((recorded / name).read_text())
-    try:
-        result = creval.evaluate("dat", models=[f"replay:{recorded}", f"replay:{twin}"],
-                                 executor="ray", ray_address=cluster, out=tmp_path / "grid",
-                                 cache=False)
-    finally:
-        ray.shutdown()  # this process connected to the cluster
-    assert [r.model for r in result] == [f"replay:{recorded}", f"replay:{twin}"]
+    models = [f"replay:{recorded}", f"replay:{twin}"]
+    script = (
+        "import json, sys, creval\n"
+        "result = creval.evaluate('dat', models=sys.argv[1:3], executor='ray',\n"
+        "                         ray_address=sys.argv[3], out=sys.argv[4], cache=False)\n"
+        "print(json.dumps([{'model': r.model, 'ok': r.ok, 'out': str(r.out),\n"
+        "                   'headline': r.scores.headline,\n"
+        "                   'executor': r.scores.usage['executor']} for r in result]))\n")
+    done = subprocess.run([sys.executable, "-c", script, *models, cluster, str(tmp_path / "grid")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [r["model"] for r in result] == models
     for one in result:
-        assert one.ok and one.out.parent.parent == tmp_path / "grid"
-        assert one.scores.usage["executor"]["executor"] == "ray"
-        assert one.scores.headline == _scores(recorded)["headline"]
+        assert one["ok"] and Path(one["out"]).parent.parent == tmp_path / "grid"
+        assert one["executor"]["executor"] == "ray"
+        assert one["headline"] == _scores(recorded)["headline"]

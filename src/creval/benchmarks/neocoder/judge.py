@@ -189,15 +189,15 @@ def run_programs(jobs: Sequence[tuple[str, str, Limits]], *, workers: int | None
 
     The one place this package touches :mod:`creval.sandbox`. Under the local executor the
     jobs run here, ``workers`` at a time; under Ray (``--executor ray``) they go in chunks to
-    the workers, each chunk one task that runs its jobs on its worker's CPUs.
+    the workers, a few chunks per worker, each chunk one Ray task holding one CPU that runs
+    its jobs one after the other (``workers`` is then the executor's).
     """
     from creval.runner.executors import current_executor, split
 
     executor = current_executor()
     if executor.name == "local" or not jobs:
         return _run_chunk((list(jobs), workers))
-    # a few chunks per worker so that a slow chunk does not hold the others back; each task
-    # holds one CPU of the cluster and runs its jobs one after the other
+    # a few chunks per worker so that a slow chunk does not hold the others back
     chunks = split(list(jobs), 4 * int(getattr(executor, "workers", 1)))
     done = executor.map(_run_chunk, [(chunk, 1) for chunk in chunks], label="sandbox")
     return [execution for chunk in done for execution in chunk]
