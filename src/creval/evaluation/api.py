@@ -82,6 +82,8 @@ def evaluate(
     preset: str | None = None,
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
+    batch: bool = False,
+    batch_poll: float = 30.0,
     executor: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
     workers: int | None = None,
@@ -107,6 +109,9 @@ def evaluate(
     ``ray_address`` the cluster (default ``RAY_ADDRESS``, else a local Ray started for the
     call), ``workers`` how many at once. Scores are those of the default
     ``executor="local"``, and either resumes a run the other began.
+    ``batch=True``: an ``openai:`` model's requests go through the OpenAI Batch API (half
+    the price, answers within 24 h), polled every ``batch_poll`` seconds; the batches are
+    recorded in the run directory (``batches.jsonl``) so that the same call resumes them.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
@@ -121,7 +126,7 @@ def evaluate(
         role_base_urls=role_base_urls, api_key=api_key, timeout=timeout,
         concurrency=concurrency, threads=threads, retries=retries, cache=cache,
         rescore=rescore, progress=progress, structured_output=structured_output,
-        prompt_logprobs=prompt_logprobs)
+        prompt_logprobs=prompt_logprobs, batch=batch, batch_poll=batch_poll)
     settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
 
     def work() -> EvalResult:
@@ -152,12 +157,14 @@ def run_settings(
     rescore: bool = False, progress: bool = False,
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
+    batch: bool = False, batch_poll: float = 30.0,
 ) -> RunSettings:
     """The :class:`RunSettings` of the Python API's keyword arguments."""
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads,
                                  structured_output=structured_output,
-                                 prompt_logprobs=prompt_logprobs)
+                                 prompt_logprobs=prompt_logprobs, batch=batch,
+                                 batch_poll=batch_poll)
     return RunSettings(
         model=model, model_options=model_options, judge=judge,
         judge_options=None if judge_base_url is None else model_options.model_copy(

@@ -35,6 +35,7 @@ from creval.evaluation.roles import (
 )
 from creval.models import Model, ModelOptions
 from creval.models.base import EndpointUnreachable, digest
+from creval.models.openai_batch import batch_options
 from creval.records import (
     RECORDS,
     ErrorCause,
@@ -216,8 +217,9 @@ def run_benchmark(
     the run directory is created or changed.
     """
     choices = choose(
-        benchmark, model=settings.model, model_options=settings.model_options,
-        judge=settings.judge, judge_options=settings.judge_options, roles=settings.roles,
+        benchmark, model=settings.model, judge=settings.judge, roles=settings.roles,
+        model_options=batch_options(settings.model_options, settings.model, out),  # --batch
+        judge_options=settings.judge_options,
         role_options=settings.role_options,
     )
     models = build(choices)
@@ -302,7 +304,7 @@ async def _run(
     runner: Runner, models: list[Model], units: list[Any], concurrency: int | None
 ) -> None:
     try:
-        await runner.run(units, concurrency=concurrency)
+        await runner.run(units, concurrency=concurrency, keep=False)  # a long run holds no records
     finally:
         for model in models:
             with contextlib.suppress(Exception):
