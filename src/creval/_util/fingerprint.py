@@ -43,3 +43,33 @@ def dir_identity(path: Path) -> dict[str, Any]:
         if f.is_file() and f.suffix in _WEIGHT_SUFFIXES
     }
     return out
+
+
+def cached_revision(name: str) -> str | None:
+    """The commit of a hub model's snapshot in the local Hugging Face cache, if any."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - comes with transformers
+        return None
+    try:
+        found = try_to_load_from_cache(name, "config.json")
+    except ValueError:  # not a valid repo id
+        return None
+    if isinstance(found, str) and Path(found).parent.parent.name == "snapshots":
+        return Path(found).parent.name
+    return None
+
+
+def weights_identity(name: str) -> dict[str, Any]:
+    """What identifies the weights ``name`` names without loading them: a local directory's
+    fingerprint (:func:`dir_identity`), else a hub name's cached snapshot revision (nothing
+    when it is not cached).
+
+    >>> weights_identity("no-such-org/no-such-model-here")
+    {}
+    """
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return dir_identity(path)
+    revision = cached_revision(name)
+    return {} if revision is None else {"revision": revision}

@@ -38,10 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from creval._util.fingerprint import dir_identity
+from creval._util.fingerprint import weights_identity
 from creval._util.quiet import quiet_hf
 from creval.errors import CrevalError, require
 from creval.models.base import (
@@ -162,14 +161,8 @@ class HFModel:
         """Provider, name or path, the prompt format, and for a local directory a fingerprint
         of its config, tokenizer and weight files. Loads the tokenizer (not the model) once."""
         if self._identity is None:
-            identity: dict[str, Any] = {"provider": "hf", "model": self.name}
-            path = Path(self.name).expanduser()
-            if path.is_dir():
-                identity.update(dir_identity(path))
-            else:
-                revision = _cached_revision(self.name)
-                if revision is not None:
-                    identity["revision"] = revision
+            identity: dict[str, Any] = {"provider": "hf", "model": self.name,
+                                        **weights_identity(self.name)}
             identity["prompt_format"] = (
                 "chat_template" if self.has_chat_template() else "plain (no chat template)"
             )
@@ -396,21 +389,6 @@ def _schema_available() -> bool:
     from importlib.util import find_spec
 
     return find_spec("llguidance") is not None
-
-
-def _cached_revision(name: str) -> str | None:
-    """The commit of a hub model's snapshot in the local Hugging Face cache, if any."""
-    try:
-        from huggingface_hub import try_to_load_from_cache
-    except ImportError:  # pragma: no cover - comes with transformers
-        return None
-    try:
-        found = try_to_load_from_cache(name, "config.json")
-    except ValueError:  # not a valid repo id
-        return None
-    if isinstance(found, str) and Path(found).parent.parent.name == "snapshots":
-        return Path(found).parent.name
-    return None
 
 
 def _dtype_kwarg() -> str:

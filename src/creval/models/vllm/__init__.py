@@ -48,10 +48,9 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from creval._util.fingerprint import dir_identity
+from creval._util.fingerprint import weights_identity
 from creval.errors import require
 from creval.models.base import (
     Capabilities,
@@ -119,16 +118,8 @@ class VLLMModel:
         revision), the settings that change answers (dtype, max_model_len) and vLLM's
         version. Loads nothing."""
         if self._identity is None:
-            identity: dict[str, Any] = {"provider": "vllm", "model": self.model}
-            path = Path(self.model).expanduser()
-            if path.is_dir():
-                identity.update(dir_identity(path))
-            else:
-                from creval.models.hf import _cached_revision
-
-                revision = _cached_revision(self.model)
-                if revision is not None:
-                    identity["revision"] = revision
+            identity: dict[str, Any] = {"provider": "vllm", "model": self.model,
+                                        **weights_identity(self.model)}
             identity.update({k: v for k, v in self.engine_args.items() if k in ("dtype", "max_model_len")})
             with contextlib.suppress(PackageNotFoundError):  # create() requires it
                 identity["vllm"] = version("vllm")
