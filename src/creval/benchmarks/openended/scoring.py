@@ -35,11 +35,12 @@ def _mean(values: Sequence[float | None]) -> float | None:
 async def _resolve_entailment(spec: str) -> tuple[Any, list[str]]:
     """The entailment backend for ``spec``; ``auto`` falls back to the labelled embedding
     approximation when the paper's NLI model cannot be loaded (offline, not cached)."""
-    from creval.nli import CachingEntailment, get_entailment
+    from creval.nli import CachingEntailment
+    from creval.runner.remote_nli import entailment_on_executor  # forward passes on workers
 
     if spec != "auto":
-        return CachingEntailment(get_entailment(spec)), []
-    nli = CachingEntailment(get_entailment("hf"))
+        return CachingEntailment(entailment_on_executor(spec)), []
+    nli = CachingEntailment(entailment_on_executor("hf"))
     try:
         if not _nli_model_reachable():
             raise CrevalError("not in the Hugging Face cache and huggingface.co is unreachable")
@@ -47,7 +48,7 @@ async def _resolve_entailment(spec: str) -> tuple[Any, list[str]]:
         return nli, []
     except Exception as exc:  # offline and not cached, or transformers missing
         reason = str(exc).splitlines()[0][:200]
-        fallback = CachingEntailment(get_entailment("embedding"))
+        fallback = CachingEntailment(entailment_on_executor("embedding"))
         return fallback, [
             "Entailment: the default NLI model (tasksource/deberta-base-long-nli) could not be "
             f"loaded ({reason}); clusters come from the embedding-similarity fallback, an "
