@@ -51,6 +51,7 @@ from creval.runner.counters import Counters, sum_usage
 from creval.runner.engine import RetryPolicy, Runner, Unit
 from creval.runner.executors import get_executor, using_executor
 from creval.runner.manifest import git_revision, package_versions
+from creval.runner.remote_model import on_actors
 from creval.runner.store import RunStore, read_manifest
 
 SCORES_FORMAT = 1
@@ -241,6 +242,9 @@ def run_benchmark(
     with contextlib.ExitStack() as stack:
         stack.callback(executor.close)
         stack.enter_context(using_executor(executor))
+        # under Ray, in-process models answer from actors (creval.runner.remote_model)
+        models = on_actors(models, {r: c.options for r, c in choices.items()}, executor)
+        unique = list({id(m): m for m in models.values()}.values())
         store = RunStore(out)
         _check_inputs(store, units, out)
         where = executor.describe()

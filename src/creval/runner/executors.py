@@ -263,6 +263,12 @@ class RayExecutor:
         refs = [actors[i % len(actors)].call.remote(method, item) for i, item in enumerate(items)]
         return self._collect(refs)
 
+    def note(self, where: str) -> None:
+        """Count one call that ran on ``where`` outside :meth:`map` and :meth:`map_with`
+        (an in-process model's actor, :mod:`creval.runner.remote_model`)."""
+        with self._lock:
+            self._per_worker[where] += 1
+
     def describe(self) -> dict[str, Any]:
         with self._lock:
             per_worker = dict(sorted(self._per_worker.items()))
