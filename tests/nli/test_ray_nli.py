@@ -20,7 +20,12 @@ pytest.importorskip("transformers")
 
 from creval.nli import CachingEntailment, NLIResult, get_entailment, partition_texts  # noqa: E402
 from creval.nli.hf import HFEntailment  # noqa: E402
-from creval.runner.executors import LocalExecutor, RayExecutor, using_executor  # noqa: E402
+from creval.runner.executors import (  # noqa: E402
+    LocalExecutor,
+    RayExecutor,
+    factory_key,
+    using_executor,
+)
 from creval.runner.remote_nli import (  # noqa: E402
     EntailmentWorker,
     ExecutorEntailment,
@@ -57,6 +62,12 @@ def tiny_spec(tmp_path_factory: pytest.TempPathFactory) -> str:
     return f"hf:{path}"
 
 
+@pytest.fixture(scope="module")
+def built_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the actors of this module's cross-encoder write their pid when built."""
+    return tmp_path_factory.mktemp("built") / "built.txt"
+
+
 class CountingWorker(EntailmentWorker):
     """An :class:`EntailmentWorker` that appends its process id to ``log`` when built."""
 
@@ -90,11 +101,14 @@ def _same(remote: list[NLIResult], local: list[NLIResult]) -> None:
 
 @pytest.mark.parametrize("lookup", ["both", "lazy"])
 def test_partitions_verdicts_and_counts_on_ray_equal_the_local_ones(
-        ray_executor: RayExecutor, tiny_spec: str, lookup: str) -> None:
+        ray_executor: RayExecutor, tiny_spec: str, built_log: Path, lookup: str) -> None:
     with using_executor(ray_executor):
         remote = entailment_on_executor(tiny_spec)
     assert isinstance(remote, ExecutorEntailment) and remote.chunk == 16
-    remote.chunk = 5  # small slices, so that both actors get some of one batch
+    assert factory_key(remote.factory) == factory_key(functools.partial(EntailmentWorker, tiny_spec))
+    # the same worker, counting its builds; small slices, so both actors share a batch
+    remote.factory = functools.partial(CountingWorker, tiny_spec, str(built_log))
+    remote.chunk = 5
     local = entailment_on_executor(tiny_spec, LocalExecutor())
     assert isinstance(local, HFEntailment)
     r_classes, r_verdicts, r_counts = _cluster(remote, lookup)
@@ -119,8 +133,10 @@ def test_the_embedding_fallback_on_ray_equals_the_local_one(ray_executor: RayExe
 
 
 def test_each_actor_builds_its_model_once(ray_executor: RayExecutor, tiny_spec: str,
-                                          tmp_path: Path) -> None:
-    log = tmp_path / "built.txt"
+                                          built_log: Path) -> None:
+    """Over this module's batches (the tests above and these), each of the two actors built
+    the cross-encoder once."""
+    log = built_log
     factory = functools.partial(CountingWorker, tiny_spec, str(log))
     nli = ExecutorEntailment(tiny_spec, ray_executor, factory=factory, chunk=3)
     pairs = [(a, b) for a in SENTENCES[:3] for b in SENTENCES]

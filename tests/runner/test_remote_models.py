@@ -5,6 +5,7 @@ wrapped model's identity), so a run on Ray asks nothing that a local run already
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import secrets
@@ -17,11 +18,12 @@ from typing import Any
 import pytest
 
 from creval.models import ModelOptions, get_model
+from creval.models.base import Completion, GenerateRequest, ImagePart, Message, ModelError
 from creval.runner.executors import LocalExecutor
 from creval.runner.remote_model import RemoteModel, on_actors
 
 CREVAL = [sys.executable, "-m", "creval.cli"]
-DAT = ["run", "dat", "--trials", "3", "--model", "local", "--no-progress"]
+DAT = ["run", "dat", "--trials", "2", "--model", "local", "--no-progress"]
 
 CLUSTER = """
 import sys, ray
@@ -36,6 +38,38 @@ def test_the_local_executor_leaves_models_as_they_are() -> None:
     model = get_model("local")
     models = {"target": model, "judge": model}
     assert on_actors(models, {r: ModelOptions() for r in models}, LocalExecutor()) == models
+
+
+@pytest.mark.slow
+def test_an_actor_answers_as_the_local_model_and_raises_its_errors() -> None:
+    """In this process, on a Ray started here: a seeded request with n = 2 gives the local
+    model's samples; a request the model refuses raises its own ModelError, not Ray's."""
+    import ray
+
+    from creval.runner.executors import RayExecutor
+
+    executor = RayExecutor(workers=1)  # a local Ray for this test, stopped by close()
+    try:
+        model = get_model("local")
+        remote = on_actors({"target": model}, {"target": ModelOptions()}, executor)["target"]
+        assert isinstance(remote, RemoteModel) and remote.max_concurrency == 1
+        request = GenerateRequest.chat("Name a colour.", max_tokens=8, seed=3, n=2)
+        bad = GenerateRequest(messages=[Message(role="user", content=[ImagePart(url="x.png")])])
+
+        async def calls() -> tuple[list[Completion], list[Completion]]:
+            try:
+                with pytest.raises(ModelError, match="cannot read images"):
+                    await remote.generate(bad)
+                return await remote.generate(request), await model.generate(request)
+            finally:
+                await remote.aclose()
+
+        there, here = asyncio.run(calls())
+        assert [c.model_dump() for c in there] == [c.model_dump() for c in here]
+        assert sum(executor.describe()["per_worker"].values()) == 1  # the good call, counted
+    finally:
+        executor.close()
+    assert not ray.is_initialized()
 
 
 @pytest.fixture(scope="module")
@@ -99,12 +133,12 @@ def runs(cluster: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pa
 def test_generation_runs_in_the_actors_and_equals_the_local_executor(
         runs: dict[str, Path]) -> None:
     local, ray = _texts(runs["local"]), _texts(runs["ray"])
-    assert len(local) == 3 and ray == local  # seeded: sample i uses seed + i, anywhere
+    assert len(local) == 2 and ray == local  # seeded: sample i uses seed + i, anywhere
     invocation = _last_invocation(runs["ray"])
-    assert invocation["models"]["local"]["requests"] == 3
+    assert invocation["models"]["local"]["requests"] == 2
     where = invocation["executor"]["per_worker"]
     pids = {int(w.rsplit(":", 1)[1]) for w in where}
-    assert sum(where.values()) == 3 and invocation["process"]["pid"] not in pids
+    assert sum(where.values()) == 2 and invocation["process"]["pid"] not in pids
     assert _last_invocation(runs["local"])["executor"]["per_worker"] == {}  # ran in the driver
 
 
@@ -112,7 +146,7 @@ def test_generation_runs_in_the_actors_and_equals_the_local_executor(
 def test_a_run_on_ray_shares_the_local_runs_cache_and_identity(runs: dict[str, Path]) -> None:
     invocation = _last_invocation(runs["ray-cached"])
     assert invocation["models"]["local"] == {**invocation["models"]["local"], "requests": 0,
-                                             "cache_hits": 3}
+                                             "cache_hits": 2}
     assert invocation["executor"]["per_worker"] == {}  # no actor was asked anything
     assert _texts(runs["ray-cached"]) == _texts(runs["local"])
     manifests = [json.loads((runs[n] / "manifest.json").read_text()) for n in ("local", "ray")]
