@@ -1,7 +1,7 @@
 """The application layer: run benchmarks against models, from the CLI or from Python.
 
 ``runs`` wires one invocation (models and roles, resume checks, the runner, scoring,
-reports); ``api`` is :func:`evaluate` and :func:`evaluate_async` on top of it; ``roles``
+reports); ``plans`` what an invocation will run; ``api`` is :func:`evaluate` and :func:`evaluate_async` on top of it; ``roles``
 chooses each role's model and ``presets`` holds the papers' own settings. The command line
 and ``creval.evaluate`` both come through here; nothing below imports it.
 """
@@ -9,14 +9,8 @@ and ``creval.evaluate`` both come through here; nothing below imports it.
 from __future__ import annotations
 
 from creval.evaluation.api import BenchmarkResult, EvalResult, evaluate, evaluate_async
-from creval.evaluation.runs import (
-    SELF_JUDGED,
-    Plan,
-    RunResult,
-    RunSettings,
-    plan_runs,
-    run_benchmark,
-)
+from creval.evaluation.plans import Plan, plan_runs
+from creval.evaluation.runs import SELF_JUDGED, RunResult, RunSettings, run_benchmark
 
 __all__ = [
     "SELF_JUDGED",

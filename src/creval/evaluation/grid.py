@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
-from creval.evaluation.runs import Plan, RunResult, RunSettings, plan_runs, run_benchmark, slug
+from creval.evaluation.plans import Plan, plan_runs, slug
+from creval.evaluation.runs import RunResult, RunSettings, run_benchmark
 from creval.records import RECORDS
 
 

@@ -21,7 +21,8 @@ from typing import Any
 
 from creval.errors import CrevalError
 from creval.evaluation.battery import BATTERY_VERSION, PlannedRun, battery, describe_battery
-from creval.evaluation.runs import Plan, RunResult, RunSettings, plan_runs, run_benchmark, slug
+from creval.evaluation.plans import Plan, plan_runs, slug
+from creval.evaluation.runs import RunResult, RunSettings, run_benchmark
 
 PROFILE_MANIFEST = "profile-manifest.json"
 PROFILE_JSON = "profile.json"
