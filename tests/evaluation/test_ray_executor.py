@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -20,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests._ray import token_cluster
+
 pytestmark = pytest.mark.slow
 
 CREVAL = [sys.executable, "-m", "creval.cli"]
@@ -29,42 +30,11 @@ NEOCODER = ["neocoder", "--limit", "1", "--states", "0", "--max-tokens", "160", 
 #: An answer with a program, for a replayed run (the packaged 135M model writes prose)
 PROGRAM = "Read and echo:\n```python\ndef solve():\n    print(input())\n\nsolve()\n```\n"
 
-CLUSTER = """
-import sys, ray
-ray.init(address="local", num_cpus=2, include_dashboard=False)
-print(ray.get_runtime_context().gcs_address, flush=True)
-sys.stdin.read()  # until the test closes our stdin
-ray.shutdown()
-"""
-
-
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """A local Ray cluster of 2 CPUs in a process of ours: its address. Ray authenticates
-    drivers with a token (by default for local clusters since 2.59): the test makes one up
-    and gives it to the cluster and, through the environment, to every driver."""
-    token = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-    saved = {k: os.environ.get(k) for k in token}
-    os.environ.update(token)
-    proc = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdin is not None
-    try:
-        address = proc.stdout.readline().strip()
-        assert address, "the Ray cluster did not start"
+    """A local Ray cluster of 2 CPUs in a process of ours (token authentication): its address."""
+    with token_cluster() as address:
         yield address
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def _cmd(*args: str) -> list[str]:

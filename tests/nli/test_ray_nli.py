@@ -32,6 +32,7 @@ from creval.runner.remote_nli import (  # noqa: E402
     entailment_on_executor,
 )
 from nli.tiny_nli import SENTENCES, save_tiny_nli  # noqa: E402
+from tests._ray import ray_executor_here  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -42,17 +43,8 @@ STEPS = [SENTENCES, SENTENCES[:4] + SENTENCES[:2], [SENTENCES[0]] * 3 + SENTENCE
 @pytest.fixture(scope="module")
 def ray_executor() -> Iterator[RayExecutor]:
     """A local Ray instance of 2 CPUs for this module, stopped in teardown."""
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # CountingWorker travels
-    executor = RayExecutor(workers=2)
-    try:
+    with ray_executor_here(sys.modules[__name__]) as executor:
         yield executor
-    finally:
-        executor.close()
-        ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")

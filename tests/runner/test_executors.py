@@ -21,6 +21,7 @@ from creval.runner.executors import (
     split,
     using_executor,
 )
+from tests._ray import ray_executor_here
 
 pytestmark = pytest.mark.slow
 
@@ -28,18 +29,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def ray_executor() -> Iterator[RayExecutor]:
     """A local Ray instance of 2 CPUs for this module, stopped in teardown."""
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    # the test module's functions travel by value: workers cannot import test modules
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    executor = RayExecutor(workers=2)
-    try:
+    with ray_executor_here(sys.modules[__name__]) as executor:
         yield executor
-    finally:
-        executor.close()
-        ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
-        ray.shutdown()
 
 
 def square_and_pid(x: int) -> tuple[int, int]:

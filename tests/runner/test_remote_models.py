@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,17 +19,12 @@ from creval.models import ModelOptions, get_model
 from creval.models.base import Completion, GenerateRequest, ImagePart, Message, ModelError
 from creval.runner.executors import LocalExecutor
 from creval.runner.remote_model import RemoteModel, on_actors
+from tests._ray import token_cluster
 
 CREVAL = [sys.executable, "-m", "creval.cli"]
 DAT = ["run", "dat", "--trials", "2", "--model", "local", "--no-progress"]
 
-CLUSTER = """
-import sys, ray
-ray.init(address="local", num_cpus=2, include_dashboard=False)
-print(ray.get_runtime_context().gcs_address, flush=True)
-sys.stdin.read()  # until the test closes our stdin
-ray.shutdown()
-"""
+
 
 
 def test_the_local_executor_leaves_models_as_they_are() -> None:
@@ -74,30 +67,9 @@ def test_an_actor_answers_as_the_local_model_and_raises_its_errors() -> None:
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """A local Ray cluster of 2 CPUs in a process of ours (token authentication, as Ray
-    2.60 does by default): its address; stopped in teardown."""
-    token = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-    saved = {k: os.environ.get(k) for k in token}
-    os.environ.update(token)
-    proc = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdin is not None
-    try:
-        address = proc.stdout.readline().strip()
-        assert address, "the Ray cluster did not start"
+    """A local Ray cluster of 2 CPUs in a process of ours (token authentication): its address."""
+    with token_cluster() as address:
         yield address
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def _run(*args: str) -> None:
