@@ -62,6 +62,7 @@ def test_batch_answers_equal_the_direct_path(server: BatchServer, tmp_path: Path
     assert len(ledger[0]["custom_ids"]) == 4 and ledger[1]["batch_id"] == "batch_0"
     assert ledger[-1] == {**ledger[-1], "event": "finished", "status": "completed", "failed": []}
     assert "`batch_0` (4 lines, completed)" in (tmp_path / "batch" / "report.md").read_text()
+    assert "`batch_0` (4 lines, completed)" in (tmp_path / "batch" / "report.html").read_text()
     # the identity is the plain model's: the manifests agree, and each run resumes the other
     manifests = [json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("direct", "batch")]
     assert manifests[0]["model"]["identity"] == manifests[1]["model"]["identity"]

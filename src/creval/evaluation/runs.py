@@ -33,7 +33,8 @@ from creval.evaluation.roles import (
 )
 from creval.models import Model, ModelOptions
 from creval.models.base import EndpointUnreachable, digest
-from creval.models.openai_batch import batch_options
+from creval.models.openai_batch import LEDGER, batch_options
+from creval.models.openai_batch_files import ledger_summary
 from creval.records import (
     RECORDS,
     ErrorCause,
@@ -279,6 +280,8 @@ def run_benchmark(
         "invocations": len(history),
         "executor": ran_on,  # this invocation's: where its units and scoring ran
     }
+    if batches := ledger_summary(out / LEDGER):  # --batch: the run's batches, for the reports
+        usage["batches"] = batches
     run_warnings = [  # of this invocation; a reused scores.json drops them
         f"{endpoint} stopped answering ({error}); {runner.counters.units_not_run} unit(s) "
         "were not run. Start the server and run the same command again to resume."

@@ -58,13 +58,12 @@ from creval.models.openai_batch_files import (
     Finished,
     Ledger,
     batch_line,
-    batches_section,
     custom_id,
     parse_lines,
     read_ledger,
 )
 
-__all__ = ["LEDGER", "BatchOpenAIModel", "batch_options", "batches_section", "create",
+__all__ = ["LEDGER", "BatchOpenAIModel", "batch_options", "create",
            "custom_id", "read_ledger"]
 
 if TYPE_CHECKING:

@@ -75,20 +75,6 @@ def ledger_summary(path: Path) -> list[dict[str, Any]]:
     return list(batches.values())
 
 
-def batches_section(run_dir: Path) -> str:
-    """The report's line on the run's batches (``--batch``); empty without a ledger.
-
-    >>> batches_section(Path("/nonexistent"))
-    ''
-    """
-    batches = ledger_summary(run_dir / LEDGER)
-    if not batches:
-        return ""
-    each = ", ".join(f"`{b['batch']}` ({b['lines']} lines, {b['status']}"
-                     + (f", {b['failed']} failed" if b["failed"] else "") + ")" for b in batches)
-    return f"\n## Batches\n\n- OpenAI Batch API, {len(batches)} batch(es) ({LEDGER}): {each}\n"
-
-
 class Ledger:
     """The batches of a run: which batch holds each custom id, written through to a file."""
 

@@ -24,6 +24,7 @@ from typing import Any
 from creval.errors import CrevalError
 from creval.records import Analysis, Scores
 from creval.report.html_assets import CSS, JS
+from creval.report.markdown import where_notes
 
 REPORT_HTML = "report.html"
 MAX_TABLE_ROWS = 500
@@ -139,7 +140,8 @@ def _usage(usage: dict[str, Any]) -> str:
                  ((usage.get("all_invocations") or {}).get("models") or {}).items()]
     return (html_table(rows) + '<p class="note">ok / failed / not_run are units of work; requests '
             "as the server saw them (retries and top-up calls included); cost is shown where "
-            "prices are configured.</p><h3>Per model, all invocations</h3>" + html_table(per_model))
+            "prices are configured.</p><h3>Per model, all invocations</h3>" + html_table(per_model)
+            + "".join(f'<p class="note">{_e(note)}</p>' for note in where_notes(usage)))
 
 
 def _models(manifest: dict[str, Any]) -> str:

@@ -130,14 +130,29 @@ def usage_section(usage: dict[str, Any]) -> list[str]:
     ]
     return ["", "## Usage", "", markdown_table(rows), "", "Per model, all invocations "
             "(requests as the server saw them, retries and top-up calls included):", "",
-            markdown_table(per_model),
-            *(["", f"Executor of this invocation: {e['executor']}, {e['workers']} worker(s); "
-               f"tasks per worker: {e['per_worker'] or 'none'}."] if (e := usage.get("executor")) else [])]
+            markdown_table(per_model), *(line for note in where_notes(usage) for line in ("", note))]
+
+
+def where_notes(usage: dict[str, Any]) -> list[str]:
+    """Where this invocation's work ran (the executor, its workers and tasks per worker) and
+    the run's Batch API batches (``--batch``), as sentences for both reports.
+
+    >>> where_notes({"executor": {"executor": "ray", "workers": 2, "per_worker": {"a1:7": 3}},
+    ...              "batches": [{"batch": "b1", "lines": 4, "status": "completed", "failed": 1}]})
+    ["Executor of this invocation: ray, 2 worker(s); tasks per worker: {'a1:7': 3}.", 'OpenAI Batch API, 1 batch(es) (batches.jsonl): `b1` (4 lines, completed, 1 failed)']
+    """
+    notes = []
+    if e := usage.get("executor"):
+        notes.append(f"Executor of this invocation: {e['executor']}, {e['workers']} worker(s); "
+                     f"tasks per worker: {e['per_worker'] or 'none'}.")
+    if batches := usage.get("batches"):
+        each = ", ".join(f"`{b['batch']}` ({b['lines']} lines, {b['status']}"
+                         + (f", {b['failed']} failed" if b["failed"] else "") + ")" for b in batches)
+        notes.append(f"OpenAI Batch API, {len(batches)} batch(es) (batches.jsonl): {each}")
+    return notes
 
 
 def write_report(out: Path, manifest: dict[str, Any], scores: Scores) -> Path:
     path = Path(out) / REPORT
-    from creval.models.openai_batch import batches_section  # --batch: the run's batch ids
-
-    path.write_text(render_report(manifest, scores, read_analyses(Path(out))) + batches_section(Path(out)), encoding="utf-8")
+    path.write_text(render_report(manifest, scores, read_analyses(Path(out))), encoding="utf-8")
     return path
