@@ -154,15 +154,15 @@ def _import_ray() -> Any:
     return ray
 
 
-def _where() -> str:
-    """This worker's name in per-worker counts: the node's first 8 hex digits and the pid."""
+def worker_name() -> str:
+    """This Ray worker's (or actor's) name in per-worker counts: the node's first 8 hex digits and the pid."""
     import ray
 
     return f"{ray.get_runtime_context().get_node_id()[:8]}:{os.getpid()}"
 
 
 def _call(fn: Callable[[Any], Any], item: Any) -> tuple[str, Any]:
-    return _where(), fn(item)
+    return worker_name(), fn(item)
 
 
 class _Holder:
@@ -172,7 +172,7 @@ class _Holder:
         self._obj = factory()
 
     def call(self, method: str, item: Any) -> tuple[str, Any]:
-        return _where(), getattr(self._obj, method)(item)
+        return worker_name(), getattr(self._obj, method)(item)
 
 
 class RayExecutor:

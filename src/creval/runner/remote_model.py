@@ -26,7 +26,6 @@ is not in this process.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -34,7 +33,7 @@ from typing import Any
 from creval.models import Model, ModelOptions, get_model, parse_spec
 from creval.models.base import Completion, GenerateRequest, TransientModelError
 from creval.models.prompt_scoring import PromptRequest, PromptScores
-from creval.runner.executors import Executor
+from creval.runner.executors import Executor, worker_name
 
 __all__ = ["IN_PROCESS", "ModelHost", "RemoteModel", "in_process", "on_actors"]
 
@@ -47,13 +46,6 @@ def in_process(spec: str) -> bool:
     return parse_spec(spec)[0] in IN_PROCESS
 
 
-def _where() -> str:
-    """This actor's name in per-worker counts: its node's first 8 hex digits and its pid."""
-    import ray
-
-    return f"{ray.get_runtime_context().get_node_id()[:8]}:{os.getpid()}"
-
-
 class ModelHost:
     """The object a Ray actor holds: the model, built once, and one event loop to run it."""
 
@@ -62,11 +54,11 @@ class ModelHost:
         self._loop = asyncio.new_event_loop()
 
     def generate(self, request: GenerateRequest) -> tuple[str, list[Completion]]:
-        return _where(), self._loop.run_until_complete(self.model.generate(request))
+        return worker_name(), self._loop.run_until_complete(self.model.generate(request))
 
     def prompt_logprobs(self, request: PromptRequest) -> tuple[str, PromptScores]:
         scorer: Any = self.model
-        return _where(), self._loop.run_until_complete(scorer.prompt_logprobs(request))
+        return worker_name(), self._loop.run_until_complete(scorer.prompt_logprobs(request))
 
 
 class RemoteModel:
