@@ -39,7 +39,7 @@ import email.utils
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -355,11 +355,20 @@ class OpenAIModel:
     # -- generation ---------------------------------------------------------------------------
     async def generate(self, request: GenerateRequest) -> list[Completion]:
         """Exactly ``request.n`` completions, asking again for samples the server left out."""
+        return await self.top_up(request, lambda want, seed, _: self._create(request, want, seed))
+
+    async def top_up(
+        self, request: GenerateRequest, ask: Callable[[int, int | None, int], Awaitable[Any]]
+    ) -> list[Completion]:
+        """Exactly ``request.n`` completions of ``request``: ``ask(want, seed, done)`` gives
+        the chat completion of ``want`` samples from ``seed`` once ``done`` are collected,
+        and is asked again for samples the server left out (the direct and batch paths)."""
         completions: list[Completion] = []
         while len(completions) < request.n:
-            want = request.n - len(completions)
-            seed = None if request.seed is None else request.seed + len(completions)
-            response = await self._create(request, want, seed)
+            done = len(completions)
+            want = request.n - done
+            seed = None if request.seed is None else request.seed + done
+            response = await ask(want, seed, done)
             choices = sorted(response.choices or [], key=lambda c: c.index)[:want]
             if not choices:
                 raise ModelError(f"{self.spec}: {self.base_url} returned no choices")

@@ -169,18 +169,13 @@ class BatchOpenAIModel:
     # -- generation ---------------------------------------------------------------------------
     async def generate(self, request: GenerateRequest) -> list[Completion]:
         """Exactly ``request.n`` completions, a further line for samples the server left out."""
-        completions: list[Completion] = []
-        while len(completions) < request.n:
-            want = request.n - len(completions)
-            seed = None if request.seed is None else request.seed + len(completions)
+
+        async def ask(want: int, seed: int | None, done: int) -> Any:
             body = {**self.inner.chat_params(request, want, seed),
                     self.inner.token_param: request.max_tokens}  # fmt: skip
-            response = await self._answer(body, request.first_sample + len(completions))
-            choices = sorted(response.choices or [], key=lambda c: c.index)[:want]
-            if not choices:
-                raise ModelError(f"{self.spec}: {self.base_url} returned no choices")
-            completions.extend(self.inner._completions(response, choices, request))
-        return completions
+            return await self._answer(body, request.first_sample + done)
+
+        return await self.inner.top_up(request, ask)
 
     async def _answer(self, body: dict[str, Any], sample: int) -> Any:
         """The chat completion of ``body``: from the batch of the ledger that holds it, else
