@@ -20,7 +20,7 @@ In one run, in alternating rounds (medians compared):
   cluster).
 
 The Ray cluster the sandbox and embedding rounds use is a head of ours
-(``tests/_flaky_server.RayHead``, 2 CPUs), stopped by PID in a ``finally``; a child run that
+(``tests/_ray.RayHead``, 2 CPUs), stopped by PID in a ``finally``; a child run that
 starts Ray gets a process group of its own, and whatever of it is left afterwards is
 counted and killed by that group. At the end ``pgrep -af ray`` must list nothing of ours.
 
@@ -266,7 +266,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=Path("ray_executor.json"))
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "tests"))
-    from _flaky_server import RayHead
+    from _ray import RayHead
 
     before_pids = {int(ln.split()[0]) for ln in subprocess.run(
         ["pgrep", "-af", "ray"], capture_output=True, text=True).stdout.splitlines()}

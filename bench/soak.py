@@ -312,7 +312,8 @@ def run_segment(cmd: list[str], records: Path, stop_at: int | None, timeout: flo
 
 def benchmark(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from _flaky_server import RayHead, start_flaky_server
+    from _flaky_server import start_flaky_server
+    from _ray import RayHead
 
     out = Path(args.out)
     ours = {"run", "cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm", "summary.json", "soak.json"}

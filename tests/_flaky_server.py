@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import hashlib
 import json
-import os
 import re
 import socket
 import subprocess
@@ -229,53 +227,6 @@ def start_flaky_server(*, seed: int = 0, shares: dict[str, float] | None = None,
                 server.stop()
                 raise RuntimeError("the flaky server did not answer within 30 s") from None
             time.sleep(0.05)
-
-
-_CLUSTER = """
-import sys, ray
-ray.init(address="local", num_cpus=int(sys.argv[1]), include_dashboard=False)
-print(ray.get_runtime_context().gcs_address, flush=True)
-sys.stdin.read()  # until RayHead.stop closes our stdin
-ray.shutdown()
-"""
-
-
-class RayHead:
-    """A local Ray cluster in a process of ours for the soak's drivers to connect to, so a
-    SIGKILLed driver leaves the cluster whole and nothing of its own behind. Ray asks drivers
-    for a token (local clusters since 2.59): one is made up here; pass :attr:`env` to every
-    driver. :meth:`stop` ends the cluster and every process under it, by PID."""
-
-    def __init__(self, cpus: int = 2) -> None:
-        import secrets
-
-        self.env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-        self.proc = subprocess.Popen([sys.executable, "-c", _CLUSTER, str(cpus)], env=self.env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        self.address = self.proc.stdout.readline().strip()
-        if not self.address:
-            self.stop()
-            raise RuntimeError("the local Ray cluster did not start")
-
-    def stop(self) -> None:
-        import psutil
-
-        try:
-            under = psutil.Process(self.proc.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            under = []
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        for child in under:  # Ray's workers have process groups of their own
-            with contextlib.suppress(psutil.NoSuchProcess):
-                child.kill()
-        psutil.wait_procs(under, timeout=10)
 
 
 def main() -> None:

@@ -1,8 +1,10 @@
-"""Local Ray instances for tests, always stopped: a cluster in a process of ours (drivers
-started as subprocesses connect to it), and an in-process instance with an executor."""
+"""Local Ray instances for tests and benches, always stopped: a cluster in a process of ours
+(:class:`RayHead`; drivers started as subprocesses connect to it), and an in-process instance
+with an executor."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import subprocess
@@ -12,38 +14,64 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-CLUSTER = """
+_CLUSTER = """
 import sys, ray
-ray.init(address="local", num_cpus=2, include_dashboard=False)
+ray.init(address="local", num_cpus=int(sys.argv[1]), include_dashboard=False)
 print(ray.get_runtime_context().gcs_address, flush=True)
-sys.stdin.read()  # until the test closes our stdin
+sys.stdin.read()  # until RayHead.stop closes our stdin
 ray.shutdown()
 """
 
 
+class RayHead:
+    """A local Ray cluster in a process of ours for drivers to connect to (the soak's, the
+    bench's, subprocess drivers of tests), so a SIGKILLed driver leaves the cluster whole and
+    nothing of its own behind. Ray asks drivers for a token (local clusters since 2.59): one
+    is made up here; pass :attr:`env` to every driver. :meth:`stop` ends the cluster and
+    every process under it, by PID."""
+
+    def __init__(self, cpus: int = 2) -> None:
+        self.env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+        self.proc = subprocess.Popen([sys.executable, "-c", _CLUSTER, str(cpus)], env=self.env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.address = self.proc.stdout.readline().strip()
+        if not self.address:
+            self.stop()
+            raise RuntimeError("the local Ray cluster did not start")
+
+    def stop(self) -> None:
+        import psutil
+
+        try:
+            under = psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            under = []
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for child in under:  # Ray's workers have process groups of their own
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.kill()
+        psutil.wait_procs(under, timeout=10)
+
+
 @contextmanager
 def token_cluster() -> Iterator[str]:
-    """A local Ray cluster of 2 CPUs in a process of ours: its address; stopped on exit.
-
-    Ray authenticates drivers with a token (by default for local clusters since 2.59): one is
-    made up and given to the cluster and, through the environment, to every driver."""
-    token = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    """A :class:`RayHead` of 2 CPUs for this process's drivers: its address; its token is in
+    this process's environment (so subprocess drivers inherit it) until the cluster stops."""
+    token = {"RAY_AUTH_MODE", "RAY_AUTH_TOKEN"}
     saved = {k: os.environ.get(k) for k in token}
-    os.environ.update(token)
-    proc = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdin is not None
+    head = RayHead(cpus=2)
+    os.environ.update({k: head.env[k] for k in token})
     try:
-        address = proc.stdout.readline().strip()
-        assert address, "the Ray cluster did not start"
-        yield address
+        yield head.address
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        head.stop()
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _flaky_server import FlakyServer, RayHead, answer_for, start_flaky_server
+from _flaky_server import FlakyServer, answer_for, start_flaky_server
+from _ray import RayHead
 from tests_paths import REPO
 
 from creval.records import read_records
