@@ -23,11 +23,11 @@ import pytest
 
 from creval.errors import CrevalError
 from creval.models import GenerateRequest, ModelError, ModelOptions, get_model, providers
+from creval.models.chat_prompt import chat_prompt_ids
 from creval.models.prompt_scoring import PromptRequest
 from creval.models.vllm import VLLMModel
 from creval.models.vllm.engine import EnginePool, Tokens, split_jobs
 from creval.models.vllm.mapping import (
-    chat_prompt_ids,
     completions_from_output,
     parse_engine_spec,
     prompt_scoring_kwargs,

@@ -51,6 +51,7 @@ from creval.models.base import (
     TokenLogprob,
     Usage,
 )
+from creval.models.chat_prompt import chat_prompt_ids
 from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
 
 if TYPE_CHECKING:
@@ -58,16 +59,6 @@ if TYPE_CHECKING:
 
 #: The torch seed of a request that has none.
 DEFAULT_SEED = 0
-
-
-def plain_prompt(messages: list[dict[str, str]]) -> str:
-    """The fallback prompt for tokenizers without a chat template.
-
-    >>> plain_prompt([{"role": "user", "content": "Hi"}])
-    'user: Hi\\nassistant:'
-    """
-    lines = [f"{m['role']}: {m['content']}" for m in messages]
-    return "\n".join([*lines, "assistant:"])
 
 
 def cut_at_stop(text: str, stops: tuple[str, ...]) -> int | None:
@@ -171,13 +162,7 @@ class HFModel:
 
     # -- generation ---------------------------------------------------------------------------
     def _prompt_ids(self, tokenizer: Any, request: GenerateRequest) -> list[int]:
-        messages = [{"role": m.role, "content": m.text()} for m in request.messages]
-        if getattr(tokenizer, "chat_template", None):
-            text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            ids: list[int] = tokenizer(text, add_special_tokens=False)["input_ids"]
-        else:
-            ids = tokenizer(plain_prompt(messages), add_special_tokens=True)["input_ids"]
-        return ids
+        return chat_prompt_ids(tokenizer, request)
 
     async def generate(self, request: GenerateRequest) -> list[Completion]:
         """``request.n`` samples; sample ``i`` is drawn alone with seed ``seed + i``.

@@ -10,7 +10,8 @@ from concurrent.futures import Future
 from typing import Any
 
 from creval.models.base import GenerateRequest, ModelError
-from creval.models.vllm.mapping import chat_prompt_ids, to_sampling_params
+from creval.models.chat_prompt import chat_prompt_ids
+from creval.models.vllm.mapping import to_sampling_params
 
 
 class Tokens:
