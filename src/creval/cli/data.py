@@ -34,6 +34,11 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "creval.benchmarks.openended.fetch:fetch_bookmia",
         "BookMIA snippets (swj0419/BookMIA) from the Hugging Face hub, as JSONL",
     ),
+    "dat-humans": (
+        "creval.benchmarks.dat.fetch:fetch_dat_humans",
+        "People's DAT word lists (Olson et al. 2021) and five models' lists from GitHub "
+        "DingNLab/probing_creativity",
+    ),
 }
 
 

@@ -50,7 +50,7 @@ def test_retest_has_fifty_pairs(root: Path) -> None:
 def test_model_words_by_setting(root: Path) -> None:
     greedy = read_model_words(root, "greedy")
     assert greedy[0].model == "gpt-4" and greedy[0].words[0] == "Giraffe"
-    assert MODELS <= {m.model for m in greedy}  # the file also holds six more models
+    assert {m.model for m in greedy} >= MODELS  # the file also holds six more models
     assert all(len(m.words) == 10 and m.temperature is None for m in greedy)
     top_p = read_model_words(root, "top_p")
     assert {m.model for m in top_p} == MODELS
