@@ -51,6 +51,12 @@ class DATOptions(BenchmarkOptions):
         False, "Japanese: count a proper noun as invalid. The paper's prompt forbids them but "
         "its check (Japanese script, nouns) does not test for them.",
     )
+    people: str | None = option(
+        None, "The dat-humans folder (`creval data fetch dat-humans`): the people's word lists "
+        "are re-scored with this run's scorer to place the model among them "
+        "(human_percentile). Default: $CREVAL_DAT_HUMANS, else ./data/dat-humans if present.",
+        kind="scoring",
+    )
     constrain_answers: bool = option(
         False, "Constrain the tested model's answer to a JSON list of --words single words "
         "(backends with structured output only; the report says so). Default: free answers.",
@@ -103,16 +109,18 @@ class DAT(Benchmark[DATOptions]):
         return add_attempts(scores, records, resolve_attempts(options.attempts, options.lang))
 
     def _score_answers(self, records: list[Record], options: DATOptions) -> Scores:
+        from creval.benchmarks.dat.people import place_among_people
+
         scorer = DATScorer.from_options(options)
         texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
         if not options.constrain_answers:
-            return scorer.score_answers(texts)
+            return place_among_people(scorer.score_answers(texts), scorer, options.people)
         scores = scorer.score_answers([(key, as_text(t, render_word_list)) for key, t in texts])
         scores.notes.append(
             f"Answers constrained to a JSON list of {options.words} words (--constrain-answers): "
             "the tested model's output was shaped, unlike the paper's free answers."
         )
-        return scores
+        return place_among_people(scores, scorer, options.people)
 
 
 def word_list_schema(words: int, lang: str = "en") -> dict[str, Any]:

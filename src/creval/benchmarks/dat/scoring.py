@@ -40,6 +40,8 @@ class DATScorer:
     #: Why a parsed answer is invalid, or None; by default from ``score_words``. The Japanese
     #: scorer checks validity without embedding (to decide whether to ask again).
     check_words: Callable[[Sequence[str]], str | None] | None = None
+    #: Answers that copy the prompt's placeholder word are invalid.
+    placeholders: frozenset[str] = frozenset()
 
     def invalid_reason(self, text: str) -> str | None:
         """Why the answer ``text`` is not a valid trial, or None when it is."""
@@ -91,7 +93,8 @@ class DATScorer:
                 normal = [olson_validate(w, vocabulary) or w for w in words]
                 return dat_all_valid(normal, is_valid=check, embed=vectors.vectors,
                                      expected=options.words)
-        return cls(variant, "en", options.words, options.minimum, score, resources)
+        return cls(variant, "en", options.words, options.minimum, score, resources,
+                   placeholders=placeholders)
 
     @classmethod
     def _japanese(cls, options: DATOptions, variant: str) -> DATScorer:
@@ -123,7 +126,8 @@ class DATScorer:
 
         resources = {"embedder": embedder.identity(), "noun_check": "sudachipy (SplitMode.C)",
                      "proper_nouns": "rejected" if options.reject_proper_nouns else "accepted"}
-        return cls(variant, "ja", options.words, options.minimum, score, resources, validity)
+        return cls(variant, "ja", options.words, options.minimum, score, resources, validity,
+                   placeholders)
 
     def score_lists(self, lists: Sequence[tuple[str, Sequence[str]]]) -> Scores:
         """Score already-split word lists ``(key, words)``."""

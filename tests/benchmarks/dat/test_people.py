@@ -1,0 +1,111 @@
+"""DAT runs placed among people re-scored by the run's own scorer (never the `dat` column)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from creval.benchmarks.base import get_benchmark
+from creval.benchmarks.dat.humans import PEOPLE_ENV, read_model_words, read_people
+from creval.benchmarks.dat.people import people_scores, place_among_people
+from creval.benchmarks.dat.scoring import DATScorer
+from creval.metrics.percentile import human_percentile, percentile_of_score
+from creval.records import Scores
+from tests._cli import creval
+from tests._servers import ChatServer
+from tests.tests_paths import shared_data_path
+
+GPT4 = ["Giraffe", "Microscope", "Volcano", "Tambourine", "Philosophy", "Refrigerator",
+        "Asteroid", "Calligraphy", "Marshmallow", "Shoelace"]
+
+
+def _scorer(**options: Any) -> DATScorer:
+    return DATScorer.from_options(get_benchmark("dat").parse_options(options))
+
+
+def _run(values: list[float]) -> Scores:
+    """The scores of a run whose valid trials scored ``values``."""
+    items: list[float | None] = list(values)
+    return Scores(per_item={"dat_mean": items})
+
+
+def _small_people(folder: Path, rows: int = 200, official: str | None = None) -> Path:
+    """The first ``rows`` people of study 2 in a dat-humans folder; ``official`` replaces
+    every official score (to show it is not used)."""
+    source = shared_data_path("dat-humans", "human-level", "study2.tsv")
+    lines = source.read_text(encoding="utf-8").splitlines()[: rows + 1]
+    if official is not None:
+        column = lines[0].split("\t").index("dat")
+        lines = [lines[0]] + ["\t".join(official if i == column else c
+                                        for i, c in enumerate(line.split("\t"))) for line in lines[1:]]
+    (folder / "human-level").mkdir(parents=True)
+    (folder / "human-level" / "study2.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_percentile_is_among_the_rescored_people_and_cached(tmp_path: Path) -> None:
+    scorer = _scorer()
+    root = _small_people(tmp_path / "people")
+    model = [s for s in (scorer.score_words(w).score for w in (GPT4, GPT4[::-1][:8] + ["cat", "dog"]))
+             if s is not None]
+    scores = place_among_people(_run(model), scorer, str(root))
+    rescored = [s for s in (scorer.score_words(list(p.words)).score for p in read_people(root))
+                if s is not None]
+    expected = human_percentile(model, rescored)
+    assert scores.headline["human_percentile"] == pytest.approx(
+        percentile_of_score(rescored, sum(model) / len(model)), abs=0.005)
+    assert scores.headline["human_percentile_low"] == pytest.approx(expected.low, abs=0.005)
+    assert scores.headline["human_percentile_low"] <= scores.headline["human_percentile"] <= \
+        scores.headline["human_percentile_high"]
+    assert scores.extra("people")["scored"] == len(rescored)
+    assert any("re-scored by this run's scorer" in n for n in scores.notes)
+    # the official column plays no part: the same people with every dat = 0
+    zeroed = _small_people(tmp_path / "zeroed", official="0")
+    again = place_among_people(_run(model), scorer, str(zeroed))
+    assert again.headline["human_percentile"] == scores.headline["human_percentile"]
+    # the second pass reads the cache (keyed by scorer and data), a new scorer does not
+    assert people_scores(scorer, root).cached
+    assert not people_scores(_scorer(minimum=5), root).cached
+
+
+def test_without_the_people_the_report_says_how_to_get_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(PEOPLE_ENV, raising=False)
+    scores = place_among_people(_run([80.0]), _scorer(), None)
+    assert "human_percentile" not in scores.headline
+    assert any("creval data fetch dat-humans" in n and "--people" in n for n in scores.notes)
+
+
+def test_gpt4_greedy_is_placed_among_study2_people_by_the_default_scorer() -> None:
+    root = shared_data_path("dat-humans")
+    gpt4 = next(m for m in read_model_words(root, "greedy") if m.model == "gpt-4")
+    scorer = _scorer()
+    score = scorer.score_words(list(gpt4.words)).score
+    assert score is not None
+    placed = place_among_people(_run([score]), scorer, str(root))
+    assert 0.0 <= placed.headline["human_percentile"] <= 100.0
+    assert placed.extra("people")["people"] == 8572
+
+
+def _reply(body: dict[str, Any]) -> tuple[int, str]:
+    return 200, "\n".join(f"{i}. {w}" for i, w in enumerate(GPT4, 1))
+
+
+def test_a_dat_run_reports_the_people_percentile(tmp_path: Path) -> None:
+    root = _small_people(tmp_path / "people")
+    server = ChatServer(reply=_reply)
+    try:
+        done = creval("run", "dat", "--model", "openai:m", "--base-url", server.url, "--api-key",
+                      "x", "--trials", "3", "--people", str(root), "--no-progress", "--no-cache",
+                      "--out", str(tmp_path / "runs"))
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((tmp_path / "runs" / "scores.json").read_text(encoding="utf-8"))
+    assert 0 <= scores["headline"]["human_percentile"] <= 100
+    assert scores["people"]["people"] == 200
+    assert "People's percentile" in (tmp_path / "runs" / "report.md").read_text(encoding="utf-8")
