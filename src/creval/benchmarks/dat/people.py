@@ -161,7 +161,7 @@ def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
     note = (f"People's percentile: the model's mean {r.mean:.2f} is above {r.percentile:.1f}% "
             f"[{r.low:.1f}, {r.high:.1f}] of {len(found.scores):,} people (study 2 of Olson et al. "
             f"2021; {found.people - len(found.scores):,} of {found.people:,} without a valid list), "
-            f"their words re-scored by this run's scorer (people's mean {mean:.2f}, sd {sd:.2f}); "
+            f"their words re-scored by the same scorer as the model (people's mean {mean:.2f}, sd {sd:.2f}); "
             "95% bootstrap over trials and people. Not compared with the files' official scores "
             f"(other vectors). {fidelity_note(scorer)}")
     extra = {"source": SOURCE, "root": str(root), "studies": list(found.studies),

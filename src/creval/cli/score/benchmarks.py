@@ -43,18 +43,23 @@ def dat_words(
     from rich.markup import escape
     from rich.table import Table
 
+    from creval.benchmarks.dat.people import place_among_people
     from creval.benchmarks.dat.scoring import DATScorer
     from creval.cli._common import get_console
     from creval.report.markdown import fmt
 
     lists = read_word_lists(words or [], file)
-    scores = DATScorer.from_options(options).score_lists(lists)
+    scorer = DATScorer.from_options(options)
+    scores = place_among_people(scorer.score_lists(lists), scorer, options.people)
     table = Table("trial", "score", "words used", "invalid")
     for row in scores.table:
         table.add_row(row["key"], fmt(row["score"]), escape(row["used"]), escape(row["invalid"]))
     console = get_console()
     console.print(table)
     console.print(" ".join(f"{k}={fmt(v)}" for k, v in scores.headline.items()))
+    for note in scores.notes:
+        if note.startswith("People's percentile"):
+            console.print(escape(note))
 
 
 def read_word_lists(words: list[str], file: Path | None) -> list[tuple[str, list[str]]]:
