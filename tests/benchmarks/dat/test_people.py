@@ -78,6 +78,9 @@ def test_without_the_people_the_report_says_how_to_get_them(
     scores = place_among_people(_run([80.0]), _scorer(), None)
     assert "human_percentile" not in scores.headline
     assert any("creval data fetch dat-humans" in n and "--people" in n for n in scores.notes)
+    wrong = place_among_people(_run([80.0]), _scorer(), str(tmp_path / "nowhere"))
+    assert "human_percentile" not in wrong.headline and wrong.extra("people") is None
+    assert any("not a dat-humans folder" in w for w in wrong.warnings)
 
 
 def test_gpt4_greedy_is_placed_among_study2_people_by_the_default_scorer() -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval.benchmarks.dat.humans import PEOPLE_ENV, read_people, resolve_people_root
+from creval.errors import CrevalError
 from creval.records import Scores
 
 if TYPE_CHECKING:
@@ -141,15 +142,20 @@ def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
     if scorer.lang != "en":
         return scores  # the people answered in English: nothing to place a Japanese run among
     why = _not_comparable(scorer)
-    root = None if why else resolve_people_root(people)
-    if why is None and root is None:
-        why = f"the people's data (dat-humans) is not here. {HOW_TO_GET}"
     model = [float(v) for v in scores.per_item.get("dat_mean", []) if v is not None]
-    if why is None and not model:
-        why = "the run has no valid trial"
-    if why is not None or root is None:
+    try:
+        root = None if why else resolve_people_root(people)
+        if why is None and root is None:
+            why = f"the people's data (dat-humans) is not here. {HOW_TO_GET}"
+        if why is None and not model:
+            why = "the run has no valid trial"
+        found = None if why is not None or root is None else people_scores(scorer, root)
+    except CrevalError as exc:  # a wrong --people: said, and the run's own scores kept
+        note = f"People's percentile: not computed: {exc}"
+        return scores.model_copy(update={"notes": [*scores.notes, note],
+                                         "warnings": [*scores.warnings, note]})
+    if found is None or root is None:
         return scores.model_copy(update={"notes": [*scores.notes, f"People's percentile: not computed: {why}"]})
-    found = people_scores(scorer, root)
     if not found.scores:
         note = f"People's percentile: not computed: none of the {found.people} people has a valid list under this scorer."
         return scores.model_copy(update={"notes": [*scores.notes, note]})
