@@ -112,6 +112,7 @@ def test_a_dat_run_reports_the_people_percentile(tmp_path: Path) -> None:
     assert 0 <= scores["headline"]["human_percentile"] <= 100
     assert scores["people"]["people"] == 200
     assert "People's percentile" in (tmp_path / "runs" / "report.md").read_text(encoding="utf-8")
+    assert "People&#x27;s percentile" in (tmp_path / "runs" / "report.html").read_text(encoding="utf-8")
 
 
 def test_scoring_a_word_list_places_it_among_people(tmp_path: Path) -> None:
