@@ -26,6 +26,7 @@ __all__ = [
     "Record",
     "Run",
     "Scores",
+    "compare_published",
     "evaluate",
     "evaluate_async",
     "list_benchmarks",
@@ -38,6 +39,7 @@ __all__ = [
 _WHERE = {
     "CrevalError": "creval.errors",
     "EvalResult": "creval.evaluation",
+    "compare_published": "creval.evaluation.paired",
     "evaluate": "creval.evaluation",
     "evaluate_async": "creval.evaluation",
     "Manifest": "creval.records",
@@ -53,6 +55,7 @@ _WHERE = {
 if TYPE_CHECKING:
     from creval.errors import CrevalError
     from creval.evaluation.api import EvalResult, evaluate, evaluate_async
+    from creval.evaluation.paired import compare_published
     from creval.evaluation.profile import profile
     from creval.reader import Run, read_profile, read_run, read_runs
     from creval.records import Manifest, Record, Scores

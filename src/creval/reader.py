@@ -128,6 +128,14 @@ class Run:
                 out[str(ident)] = {k: v for k, v in row.items() if k not in ("key",) and _scalar(v)}
         return out
 
+    def paired_df(self) -> pd.DataFrame:
+        """The run's item-by-item comparisons with published models (``paired.json``, written
+        with the run's reports): one row per published model and measure (``difference`` is
+        published minus this run); empty when none were made."""
+        path = self.path / "paired.json"
+        doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        return _pandas().DataFrame(doc.get("rows", []), columns=list(PAIRED_COLUMNS))
+
     def scores_df(self) -> pd.DataFrame:
         """One row: the run, benchmark, model, its headline metrics and unit counts."""
         pd = _pandas()
@@ -183,6 +191,9 @@ def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
 
 
 PROFILE = "profile.json"
+#: Columns of a paired comparison (:mod:`creval.evaluation.paired`).
+PAIRED_COLUMNS = ("benchmark", "subject", "measure", "n", "difference", "low", "high", "p",
+                  "p_holm", "mdd", "verdict", "published", "this")
 #: Columns of :meth:`Profile.df`, one row per measurement.
 PROFILE_COLUMNS = ("model", "size", "family", "benchmark", "key", "kind", "label", "value",
                    "low", "high", "n", "weak", "placed", "not_comparable")
@@ -223,6 +234,12 @@ class Profile:
         """One row per measurement: model, family, benchmark, key, kind, value and its
         interval, items, weaknesses, and how many published values it was placed among."""
         return _pandas().DataFrame(self.rows(), columns=list(PROFILE_COLUMNS))
+
+    def paired_df(self) -> pd.DataFrame:
+        """The profile's item-by-item comparisons with published models, one row per
+        published model and measure, Holm-corrected across the profile."""
+        rows = [r for m in self.measurements() for r in m.get("paired", [])]
+        return _pandas().DataFrame(rows, columns=list(PAIRED_COLUMNS))
 
 
 class Profiles(list[Profile]):

@@ -34,12 +34,23 @@ def compare(
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
     html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
+    published: Annotated[bool, typer.Option("--published", help="Compare one run or profile item by item with each published model on the same items (paired difference, interval, p, p after Holm, detectable difference).")] = False,
+    paired: Annotated[bool, typer.Option("--paired", help="Compare two runs (A B) item by item on the items both measured.")] = False,
+    published_data: Annotated[Path | None, typer.Option("--published-data", help="With --published: the released per-item results (JCQ-judge's judgements folder, or NeoCoder's data) when not beside the run's data.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="With --published or --paired: one JSON object per line.")] = False,
 ) -> None:
     """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
-    intervals, units, requests and tokens."""
+    intervals, units, requests and tokens; or, with --published / --paired, item-by-item
+    paired comparisons."""
     from creval.reader import PROFILE, read_runs
     from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
 
+    if published or paired:
+        from creval.cli.compare_paired import compare_paired
+
+        compare_paired(run_dirs, published=published, paired=paired,
+                       published_data=published_data, as_json=as_json)
+        return
     if run_dirs and all((d / PROFILE).is_file() for d in run_dirs):
         _compare_profiles(run_dirs, csv)
         return

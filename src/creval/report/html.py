@@ -286,6 +286,10 @@ def render_html(manifest: dict[str, Any], scores: Scores, view: dict[str, Any],
                  + _judge_checks(scores) + _scores(scores)),
         _section("plots", "Plots", plots),
     ]
+    from creval.report.paired import paired_section
+
+    if paired := paired_section(run_dir):  # item by item against published models
+        parts.append(_section("paired", "Against published models, item by item", paired))
     if tables := _tables(scores):
         parts.append(_section("tables", "Tables", tables))
     if analyses:

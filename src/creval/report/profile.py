@@ -64,6 +64,10 @@ def render_profile_markdown(doc: dict[str, Any]) -> str:
                  "weak": "; ".join(m["weak"]) or "-"} for m in fam["measurements"]]
         out += [markdown_table(rows), ""]
         for m in fam["measurements"]:
+            if m.get("paired"):  # item by item against published models
+                from creval.report.paired import paired_markdown
+
+                out += [f"### Item by item: {m['label']} ({m['key']})", "", *paired_markdown(m["paired"])]
             if not m["references"]:
                 continue
             out += [f"### Published: {m['label']} ({m['key']})", ""]
@@ -177,6 +181,9 @@ def _measure_html(m: dict[str, Any]) -> str:
                     f"comparable: {_e(why)}; this model is not drawn among them.</figcaption>"
                     f"{chart_svg(m, shown, with_model=False)}<div class=note>"
                     f"{_e(shown[0]['described'])}</div></figure>")
+    from creval.report.paired import paired_html
+
+    body.append(paired_html(m.get("paired", []), m.get("paired_reason")))
     if others:
         items = "".join(f"<li>{_e(r['subject'])} {fmt(r['value'])}: {_e(r['reason'])} "
                         f"<span class=muted>({_e(r['source'])})</span></li>" for r in others)
