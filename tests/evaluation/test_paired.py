@@ -131,14 +131,14 @@ def test_jcq_run_against_every_released_model(jcq_run: Path) -> None:
 def test_jcq_with_another_judge_is_not_compared(jcq_run: Path, tmp_path: Path) -> None:
     """A run judged by another model is not paired with GPT-4o's judgements: it says why."""
     run = tmp_path / "other"
-    recorded = f"replay:{jcq_run / 'jcq'}"  # the same answers and judgements, another judge name
+    recorded = f"replay:{jcq_run / 'jcq'}"  # the same answers and judgements, judged by "itself"
     done = creval("run", "jcq", "--model", recorded, "--judge", recorded,
                   "--questions", str(shared_data_path("jcq", "test.jsonl")), "--limit", "7",
                   "--answers", "5", "--parser", "upstream", "--no-progress", "--out", str(run))
     assert done.returncode == 0, done.stdout + done.stderr
     done = creval("compare", str(run), "--published")
-    assert done.returncode == 2 and "not comparable: judge replay:" in done.stdout + done.stderr
-    assert "not made (not comparable: judge" in (run / "report.html").read_text()
+    assert done.returncode == 2 and "not comparable: self-judged" in done.stderr
+    assert "not made (not comparable: self-judged" in (run / "report.html").read_text()
 
 
 # --- NeoCoder -------------------------------------------------------------------------------

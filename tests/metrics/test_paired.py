@@ -136,3 +136,18 @@ def test_paired_difference_small_support() -> None:
 def test_bad_input_names_the_argument(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]
+
+
+def test_hoeffding_shortcut_is_never_below_the_exact_p() -> None:
+    """For a large difference the flips cannot resolve, the bound is returned: check on data
+    small enough to enumerate that it is at least the exact p, and that it is returned."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        d = rng.normal(0.8, 1.0, size=14)
+        exact = brute_sign_flip(d.tolist())
+        bound = min(1.0, 2 * math.exp(-(d.sum() ** 2) / (2 * np.sum(d * d))))
+        assert bound >= exact
+    d = [1.0 + 0.01 * i for i in range(40)]  # 40 items all the same way: exact p = 2 / 2**40
+    p = sign_flip_p(d, [0.0] * 40, resamples=1000)
+    assert 2 / 2**40 <= p < 1 / 1001
+    assert p == pytest.approx(2 * math.exp(-sum(d) ** 2 / (2 * sum(x * x for x in d))))

@@ -33,6 +33,10 @@ def compare_paired(run_dirs: list[Path], *, published: bool, paired: bool,
             raise CrevalError(f"--paired compares two runs (A B), got {len(run_dirs)}.")
         report = compare_runs_paired(run_dirs[0], run_dirs[1])
     doc = report.to_json()
+    if not doc["rows"]:
+        raise CrevalError("No paired comparison could be made: "
+                          + "; ".join(f"{s['benchmark']} ({s['run']}): {s['reason']}"
+                                      for s in doc["skipped"]))
     if as_json:
         for row in doc["rows"]:
             typer.echo(json.dumps(row))
@@ -40,10 +44,4 @@ def compare_paired(run_dirs: list[Path], *, published: bool, paired: bool,
             typer.echo(f"not compared: {skipped['benchmark']} ({skipped['run']}): "
                        f"{skipped['reason']}", err=True)
     else:
-        text = render_paired_text(doc)
-        if paired:
-            text = text.replace("published minus this model", "the first run minus the second")
-        typer.echo(text)
-    if not doc["rows"]:
-        raise CrevalError("No paired comparison could be made: "
-                          + "; ".join(s["reason"] for s in doc["skipped"]))
+        typer.echo(render_paired_text(doc, runs=paired))

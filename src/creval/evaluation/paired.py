@@ -197,7 +197,8 @@ def _protocol_of(run: Run) -> Protocol:
     options = {k: v for k, v in cond.options.items() if k not in _NOT_PROTOCOL}
     return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data=cond.data, items=None,
                     judge=None if cond.judge is None else (cond.judge,),
-                    description=f"as run {run.path} measured", roles=dict(cond.roles),
+                    description=f"as run {run.path} measured",
+                    roles={r: (spec,) for r, spec in cond.roles.items()},
                     options=options)
 
 

@@ -124,9 +124,11 @@ def jcq_judgement_folder(run: Run, published: Path | None) -> Path | None:
     if published is None and questions not in (None, "", "upstream"):
         bases.append(Path(str(questions)).parent)
     for base in bases:
-        for folder in (base, *(base / d for d in JCQ_JUDGE_DIRS)):
+        # the folder itself only when the user named it (beside test.jsonl it is not one)
+        inside = (base,) if base == published else ()
+        for folder in (*(base / d for d in JCQ_JUDGE_DIRS), *inside):
             if folder.is_dir() and any(folder.glob("*.jsonl")):
-                return folder
+                return Path(folder)
     if published is not None:
         raise CrevalError(f"{published} holds no JCQ judgement files (*.jsonl with answer_id and "
                           f"judgement), nor {' or '.join(JCQ_JUDGE_DIRS)} inside it.")

@@ -50,6 +50,8 @@ def standing(row: dict[str, Any]) -> str:
     >>> standing({**row, "verdict": "not distinguishable", "p_holm": 0.4})
     'not distinguishable from GPT-4o (p = 0.4 after Holm; 700 items detect about 0.04 at 80% power)'
     """
+    if row["difference"] == 0 and row["low"] == row["high"] == 0:
+        return f"the same as {row['subject']} on every one of the {row['n']} paired items"
     if row["verdict"] == "behind":
         return f"behind {row['subject']} (p = {_p(row['p_holm'])} after Holm < 0.05)"
     if row["verdict"] == "ahead":
@@ -74,15 +76,25 @@ def rows_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"benchmark": r["benchmark"], "measure": r["measure"], "subject": r["subject"],
              "n": r["n"], "difference": _num(r["difference"], signed=True),
              "95% interval": f"[{_num(r['low'])}, {_num(r['high'])}]", "p": _p(r["p"]),
-             "p_holm": _p(r["p_holm"]), "mdd": _num(r["mdd"]), "this model is": r["verdict"]}
+             "p_holm": _p(r["p_holm"]), "mdd": _num(r["mdd"]), "verdict": r["verdict"]}
             for r in rows]
 
 
-def render_paired_text(report: dict[str, Any]) -> str:
-    """``creval compare --published``'s console output (Markdown)."""
+HOW_TO_READ_RUNS = (
+    "Each row pairs the two runs' per-item values on the same items. The difference is the "
+    "first run minus the second, with a paired bootstrap 95% interval; p is a paired sign-flip "
+    "permutation test, p_holm the same after Holm's correction across every row. p_holm < 0.05 "
+    "says which run is ahead (the verdict is the second run's standing: behind means the first "
+    "scored higher); otherwise they are not distinguishable, and a true difference smaller "
+    "than mdd (80% power) could well go unseen."
+)
+
+
+def render_paired_text(report: dict[str, Any], *, runs: bool = False) -> str:
+    """``creval compare --published`` (or, with ``runs``, ``--paired``) console output."""
     out = []
     if report["rows"]:
-        out += [markdown_table(rows_table(report["rows"])), "", HOW_TO_READ]
+        out += [markdown_table(rows_table(report["rows"])), "", HOW_TO_READ_RUNS if runs else HOW_TO_READ]
     else:
         out.append("No paired comparison could be made.")
     for s in report["skipped"]:
@@ -120,7 +132,7 @@ def paired_html(rows: list[dict[str, Any]], reason: str | None = None) -> str:
         f"<span class=muted>({_e(r['measure'])}, {r['n']} paired items; {_e(standing(r))})</span></li>"
         for r in rows)
     return (f"<details class=paired open><summary>Item by item against {len(rows)} published "
-            f"comparison(s): ahead, behind or not distinguishable</summary><ul>{items}</ul>"
+            f"model(s): ahead, behind or not distinguishable</summary><ul>{items}</ul>"
             f"<p class=note>{_e(HOW_TO_READ)}</p></details>")
 
 
