@@ -179,6 +179,9 @@ def write_profile(out: Path) -> dict[str, Any]:
                       only=sorted({r["benchmark"] for r in manifest["runs"]}))
     header = {k: manifest.get(k) for k in ("size", "lang", "model", "preset", "judge", "roles")}
     document = assemble_profile(out, planned, header)
+    from creval.evaluation.paired import attach_paired
+
+    attach_paired(document, out)  # item by item against published models, where released
     (out / PROFILE_JSON).write_text(json.dumps(document, indent=2, default=str) + "\n")
     write_profile_reports(out, document)
     return document

@@ -226,9 +226,6 @@ def assemble_profile(out: Path, planned: list[PlannedRun], header: dict[str, Any
         fam["measurements"] += [measurement(run, p, x) for x in p.member.measures]
     doc = {"profile_format": PROFILE_FORMAT, "battery_version": BATTERY_VERSION, **header,
            "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "families": list(families.values())}
-    from creval.evaluation.paired import attach_paired
-
-    attach_paired(doc, out)  # item by item against published models, where released
     doc["summary"] = summarize(doc)
     return doc
 
