@@ -139,6 +139,13 @@ def test_jcq_with_another_judge_is_not_compared(jcq_run: Path, tmp_path: Path) -
     done = creval("compare", str(run), "--published")
     assert done.returncode == 2 and "not comparable: self-judged" in done.stderr
     assert "not made (not comparable: self-judged" in (run / "report.html").read_text()
+    # nor paired with the GPT-4o-judged run, and bad requests say what to pass
+    done = creval("compare", str(jcq_run / "jcq"), str(run), "--paired")
+    assert done.returncode == 2 and "self-judged (the first run's judge was" in done.stderr
+    done = creval("compare", str(jcq_run / "jcq"), str(run), "--published")
+    assert done.returncode == 2 and "one run or profile directory" in done.stderr
+    done = creval("compare", str(run), "--published", "--published-data", str(tmp_path))
+    assert done.returncode == 2 and "not comparable: self-judged" in done.stderr
 
 
 # --- NeoCoder -------------------------------------------------------------------------------

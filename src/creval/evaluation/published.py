@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -137,14 +138,23 @@ def jcq_judgement_folder(run: Run, published: Path | None) -> Path | None:
 
 def jcq_published(folder: Path) -> list[Published]:
     """One :class:`Published` per judgement file in ``folder`` (the subject is its stem)."""
-    from creval.benchmarks.ttct.judgements import load_jcq_judgements
-
     protocol = _jcq_protocol()
     out = []
     for path in sorted(folder.glob("*.jsonl")):
-        rows = load_jcq_judgements(path, parser="upstream")
-        out.append(Published(path.stem, "jcq", protocol, str(path), per_question(rows)))
+        stat = path.stat()
+        values = _jcq_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        out.append(Published(path.stem, "jcq", protocol, str(path),
+                             {m: dict(v) for m, v in values.items()}))
     return out
+
+
+@lru_cache(maxsize=64)
+def _jcq_file(path: str, mtime_ns: int, size: int) -> ItemValues:
+    """One released judgement file per question, read once per process while unchanged (a
+    run's report and its profile both ask)."""
+    from creval.benchmarks.ttct.judgements import load_jcq_judgements
+
+    return per_question(load_jcq_judgements(path, parser="upstream"))
 
 
 def neocoder_data_file(run: Run, published: Path | None) -> Path | None:
