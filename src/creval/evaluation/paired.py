@@ -254,8 +254,8 @@ def write_paired(run_dir: Path) -> Path | None:
         return None
     try:
         rows, why = published_rows(run)
-    except CrevalError as exc:
-        rows, why = [], str(exc)
+    except (CrevalError, OSError, ValueError) as exc:  # the run's scores are written already
+        rows, why = [], f"the comparison failed: {exc}"
     report = PairedReport(finish(rows), [] if why is None else [
         {"run": str(run_dir), "benchmark": run.manifest.benchmark, "reason": why}])
     path = run_dir / PAIRED_JSON
