@@ -118,6 +118,9 @@ def test_jcq_run_against_every_released_model(jcq_run: Path) -> None:
     assert "Against published models, item by item" in (jcq_run / "jcq" / "report.html").read_text()
     page = (jcq_run / "profile.html").read_text()
     assert "gpt-4o-2024-08-06 minus this model: +" in page and "after Holm" in page
+    standing = json.loads((jcq_run / "profile.json").read_text())["summary"]["standing"]
+    line = next(x for x in standing if "item by item against 22 published models" in x)
+    assert "behind " in line and f"not distinguishable from {MODEL}" in line
     import creval as api
 
     profile_df = api.read_profile(jcq_run).paired_df()

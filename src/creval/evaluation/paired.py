@@ -265,27 +265,64 @@ def write_paired(run_dir: Path) -> Path | None:
 
 def attach_paired(doc: dict[str, Any], out: Path) -> None:
     """Put each profile measurement's paired comparisons (``measurement["paired"]``) into a
-    profile document, Holm-corrected across the whole profile; a run that could not be
-    compared leaves its reason in ``measurement["paired_reason"]``."""
+    profile document, Holm-corrected across the whole profile, and a line per measurement
+    into the summary's standing; a run that could not be compared leaves its reason in
+    ``measurement["paired_reason"]``.
+
+    The profile's own measures are compared where a source has them (JCQ: the rubric mean
+    and originality); a source of other measures only (NeoCoder: pass@1 per state, behind
+    convergent creativity) is shown with the benchmark's first measurement.
+    """
     rows: list[dict[str, Any]] = []
     reasons: dict[str, str] = {}
     for fam in doc["families"]:
         for entry in fam["runs"]:
             if entry.get("missing") or source_protocol(entry["benchmark"]) is None:
                 continue
-            keys = [m["key"] for m in fam["measurements"] if m["benchmark"] == entry["benchmark"]]
+            keys = {m["key"] for m in fam["measurements"] if m["benchmark"] == entry["benchmark"]}
             try:
-                found, why = published_rows(read_run(out / entry["dir"]), measures=keys)
-            except CrevalError as exc:
-                found, why = [], str(exc)
-            rows += found
+                found, why = published_rows(read_run(out / entry["dir"]))
+            except (CrevalError, OSError, ValueError) as exc:
+                found, why = [], f"the comparison failed: {exc}"
+            rows += [r for r in found if r["measure"] in keys] or found
             if why:
                 reasons[entry["benchmark"]] = why
     finish(rows)
+    shown: set[int] = set()
     for fam in doc["families"]:
         for m in fam["measurements"]:
-            mine = [r for r in rows if r["benchmark"] == m["benchmark"] and r["measure"] == m["key"]]
+            mine = [r for r in rows if r["benchmark"] == m["benchmark"] and id(r) not in shown
+                    and (r["measure"] == m["key"] or not _has_card(doc, r))]
+            shown |= {id(r) for r in mine}
             if mine:
                 m["paired"] = mine
+                doc.setdefault("summary", {}).setdefault("standing", []).append(
+                    _standing_line(m["label"], m["key"], mine))
             elif m["benchmark"] in reasons:
                 m["paired_reason"] = reasons[m["benchmark"]]
+
+
+def _has_card(doc: dict[str, Any], row: dict[str, Any]) -> bool:
+    return any(m["benchmark"] == row["benchmark"] and m["key"] == row["measure"]
+               for fam in doc["families"] for m in fam["measurements"])
+
+
+def _standing_line(label: str, key: str, rows: list[dict[str, Any]]) -> str:
+    """The summary's line of one measurement's paired comparisons (a row of another measure
+    than the measurement's ``key`` names its measure).
+
+    >>> _standing_line("JCQ mean", "mean", [
+    ...     {"subject": "A", "measure": "mean", "verdict": "behind"},
+    ...     {"subject": "B", "measure": "mean", "verdict": "not distinguishable"}])
+    'JCQ mean, item by item against 2 published models (Holm-corrected): behind A; not distinguishable from B'
+    """
+    parts = []
+    for verdict, word in (("ahead", "ahead of"), ("behind", "behind"),
+                          ("not distinguishable", "not distinguishable from")):
+        names = [r["subject"] if r["measure"] == key else f"{r['subject']} on {r['measure']}"
+                 for r in rows if r["verdict"] == verdict]
+        if names:
+            parts.append(f"{word} {', '.join(sorted(set(names)))}")
+    subjects = len({r["subject"] for r in rows})
+    return (f"{label}, item by item against {subjects} published model{'s' * (subjects != 1)} "
+            f"(Holm-corrected): {'; '.join(parts)}")

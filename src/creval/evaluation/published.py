@@ -172,10 +172,15 @@ def neocoder_data_file(run: Run, published: Path | None) -> Path | None:
     return None
 
 
+#: Compat verdicts of released codes already judged in this process (a run's report and its
+#: profile both ask): (file, mtime, size, problem, code) -> 1.0 or 0.0.
+_NEOCODER_VERDICTS: dict[tuple[str, int, int, str, str | None], float] = {}
+
+
 def neocoder_published(file: Path, wanted: ItemValues) -> list[Published]:
     """GPT-4's released codes of the (problem, state) pairs in ``wanted``, judged by the
     compat judge: ``pass@1@t`` per problem. Only those pairs are judged (each code runs
-    in the sandbox)."""
+    in the sandbox), once per process."""
     from creval.benchmarks.neocoder.compat import judge_compat_many, upstream_program
     from creval.benchmarks.neocoder.data import load_neocoder, states
 
@@ -190,12 +195,19 @@ def neocoder_published(file: Path, wanted: ItemValues) -> list[Published]:
         if state.problem_id in wanted.get(measure, {}) and code_list and state.round < len(code_list):
             chosen.append((measure, state.problem_id, code_list[state.round]))
     cases = dataset.tests
+    stat = file.stat()
+    where = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+    todo = [(m, pid, code) for m, pid, code in chosen
+            if pid in cases and (*where, pid, code) not in _NEOCODER_VERDICTS]
     verdicts = judge_compat_many([
         (upstream_program(code, fenced=False), cases[pid].input, cases[pid].output)
-        for _, pid, code in chosen if pid in cases])
+        for _, pid, code in todo])
+    for (_, pid, code), verdict in zip(todo, verdicts, strict=True):
+        _NEOCODER_VERDICTS[(*where, pid, code)] = float(verdict.correct)
     values: ItemValues = defaultdict(dict)
-    for (measure, pid, _), verdict in zip([c for c in chosen if c[1] in cases], verdicts, strict=True):
-        values[measure][pid] = float(verdict.correct)
+    for measure, pid, code in chosen:
+        if pid in cases:
+            values[measure][pid] = _NEOCODER_VERDICTS[(*where, pid, code)]
     return [Published("GPT-4 (gpt-4-1106-preview)", "neocoder", NEOCODER_PROTOCOL, str(file),
                       dict(values))]
 
