@@ -18,6 +18,7 @@ from creval.cli._common import (
     role_values,
     roles_table,
 )
+from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
 if TYPE_CHECKING:
@@ -78,6 +79,9 @@ def run(
     ray_address: Annotated[str | None, typer.Option(help="Ray cluster to use with --executor ray (default: $RAY_ADDRESS, else a local Ray started for the run).")] = None,
     workers: Annotated[int | None, typer.Option(help="Ray workers to use at once (default: the cluster's CPUs).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List every unit's first prompt; call no model, write nothing.")] = False,
+    plan: PlanFlag = False,
+    price: PriceFlags = None,
+    prices: PriceFile = None,
     show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
 ) -> None:
     """Run benchmarks against a model, resuming what an earlier run in --out finished.
@@ -104,6 +108,15 @@ def run(
                      roles=roles, role_urls=role_urls)  # bad input stops here
     if dry_run:
         _print_dry_run([g.plan for g in grid])
+        return
+    if plan:
+        from creval.cli.plan import show_plan
+        from creval.evaluation.cost import parse_prices, plan_costs
+        from creval.evaluation.plans import slug
+
+        costs = plan_costs([(g.model, g.plan) for g in grid], judge=judge, roles=roles,
+                           concurrency=concurrency, prices=parse_prices(price or [], prices))
+        show_plan(costs, (out or Path("runs") / slug(models[0])) / "plan.json")
         return
     if executor not in ("local", "ray"):
         raise CrevalError(f"--executor takes local or ray, not {executor!r}.")
