@@ -10,7 +10,7 @@ stand-in's branch: the counts are an estimate, and the caller says so.
 
 >>> from creval.benchmarks.base import get_benchmark
 >>> bench = get_benchmark("dat")
->>> calls = simulate_units(bench, bench.parse_options({"trials": 2}),
+>>> calls, driven = simulate_units(bench, bench.parse_options({"trials": 2}),
 ...                        lambda role, request, i: "cat dog tree")
 >>> [(c.unit, c.role, c.kind, c.n) for c in calls][:2]
 [('trial-0000', 'target', 'generate', 1), ('trial-0001', 'target', 'generate', 1)]
@@ -19,6 +19,7 @@ stand-in's branch: the counts are an estimate, and the caller says so.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -75,24 +76,52 @@ class _Simulated:
         return PromptScores(tokens=[TokenLogprob(token=w, logprob=-1.0) for w in words])
 
 
+def spread(count: int) -> list[int]:
+    """``0 .. count-1`` in an order whose every prefix is spread evenly over the range (the
+    base-2 van der Corput sequence), so that a sample cut short anywhere is still even.
+
+    >>> spread(8)
+    [0, 4, 2, 6, 1, 5, 3, 7]
+    >>> sorted(spread(5)) == list(range(5))
+    True
+    """
+    if count <= 0:
+        return []
+    bits = max(1, (count - 1).bit_length())
+    order = (int(f"{i:0{bits}b}"[::-1], 2) for i in range(2 ** bits))
+    return [i for i in order if i < count]
+
+
 def simulate_units(
     benchmark: Benchmark[Any], options: BenchmarkOptions, answer: Answer, *,
     units: Sequence[Unit] | None = None, capabilities: Capabilities | None = None,
-) -> list[SimulatedCall]:
-    """The requests of ``units`` (default: all of the benchmark's) answered by ``answer``.
+    budget: float | None = None, at_least: int = 3,
+) -> tuple[list[SimulatedCall], int]:
+    """The requests of ``units`` (default: all of the benchmark's) answered by ``answer``,
+    and how many units were driven.
 
     No model is called and nothing is written. A unit that fails on a stand-in answer (it
     expected another shape) keeps the calls it made before. ``capabilities`` are what the
     units are told the models can do (default: everything, so ``n`` samples go in one call).
+    With ``budget`` (seconds), units are taken in :func:`spread` order and no new one is
+    started once the budget is spent and ``at_least`` were driven (a unit's own local work,
+    an embedder or a sandbox, can take seconds), so a sample of any length stays even.
     """
-    chosen = list(benchmark.units(options) if units is None else units)
+    given = list(benchmark.units(options) if units is None else units)
+    chosen = [given[i] for i in spread(len(given))] if budget is not None else given
     caps = capabilities or Capabilities(logprobs=True, sampling_logprobs=True,
                                         prompt_logprobs=True, n=True, seed=True,
                                         structured_output=True)
     calls: list[SimulatedCall] = []
+    driven = 0
 
     async def every() -> None:
+        nonlocal driven
+        start = time.perf_counter()
         for unit in chosen:
+            if budget is not None and driven >= at_least and time.perf_counter() - start > budget:
+                return
+            driven += 1
             ctx = _Simulated(unit.key, answer, caps, calls)
             try:
                 await unit.run(ctx)  # type: ignore[arg-type]
@@ -100,4 +129,4 @@ def simulate_units(
                 continue
 
     asyncio.run(every())
-    return calls
+    return calls, driven

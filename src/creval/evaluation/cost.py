@@ -34,6 +34,10 @@ from creval.evaluation.plans import Plan
 
 #: Units simulated per benchmark at most; more are sampled evenly and scaled up.
 SAMPLE_UNITS = 40
+#: Seconds of simulation per benchmark after which no new unit is started (see
+#: :func:`creval.benchmarks.simulate.simulate_units`): units with heavy local work
+#: (retrieval, NLI, a sandbox) are then sampled more thinly.
+SIMULATION_BUDGET = 8.0
 #: Assumed seconds per output token and per request when no earlier run measured them.
 ASSUMED_SECONDS = {"local": (1 / 60, 0.2), "other": (1 / 50, 0.6)}
 
@@ -256,10 +260,11 @@ def plan_costs(
             filler = _filler(_counter(counters, choices["target"].spec).text)
             step = max(1, math.ceil(len(todo) / SAMPLE_UNITS))
             sample = todo[::step]
-            calls = simulate_units(plan.benchmark, plan.options,
-                                   lambda role, request, i, fill=filler: fill(request.max_tokens),
-                                   units=sample)
-            scale = len(todo) / len(sample) if sample else 0.0
+            calls, driven = simulate_units(
+                plan.benchmark, plan.options,
+                lambda role, request, i, fill=filler: fill(request.max_tokens),
+                units=sample, budget=SIMULATION_BUDGET)
+            scale = len(todo) / driven if driven else 0.0
             rows, tokenizers = {}, {}
             for call in calls:
                 spec = choices.get(call.role, choices["target"]).spec
@@ -270,7 +275,7 @@ def plan_costs(
                 requests, given, taken = rows.get(call.role, (0, 0, 0))
                 rows[call.role] = (requests + 1, given + prompt, taken + output)
             rows = {r: (v[0] * scale, v[1] * scale, v[2] * scale) for r, v in rows.items()}
-            basis = "prompts" + (f" (sample of {len(sample)}, scaled)" if step > 1 else "")
+            basis = "prompts" + (f" (sample of {driven}, scaled)" if driven < len(todo) else "")
         for role, (requests, given, taken) in sorted(rows.items()):
             spec = choices.get(role, choices["target"]).spec
             seconds = _seconds(spec, requests, taken, concurrency, plan.out, earlier, role)
