@@ -219,20 +219,49 @@ def _item_bootstrap(per_item: np.ndarray, resamples: int, seed: int) -> np.ndarr
     return means.reshape(resamples, k, k)
 
 
+def _weighted_block_means(similarity: np.ndarray, codes: np.ndarray, groups: int,
+                          weights: np.ndarray) -> np.ndarray:
+    """:func:`item_block_means` of resamples: ``weights[r, i]`` copies of answer ``i`` in
+    resample ``r`` (``R x n``; gives ``R x groups x groups``), the pairs of copies of one
+    answer left out (they are in the diagonal blocks only)."""
+    resamples, n = weights.shape
+    onehot = np.zeros((n, groups))
+    onehot[np.arange(n), codes] = 1.0
+    W = weights[:, :, None] * onehot[None, :, :]                    # R x n x k
+    SW = (similarity @ W.transpose(1, 0, 2).reshape(n, resamples * groups)).reshape(n, resamples, groups)
+    sums = np.einsum("rng,nrh->rgh", W, SW)
+    sizes = W.sum(axis=1)                                           # R x k
+    repeats = (weights**2) @ onehot                                 # R x k
+    own = (weights**2 * np.diag(similarity)[None, :]) @ onehot      # R x k
+    diagonal = np.arange(groups)
+    sums[:, diagonal, diagonal] -= own
+    counts = sizes[:, :, None] * sizes[:, None, :]
+    counts[:, diagonal, diagonal] -= repeats
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means: np.ndarray = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
+    return means
+
+
+#: Resamples drawn through one matrix product.
+_CHUNK = 100
+
+
 def _answer_bootstrap(items: list[tuple[np.ndarray, np.ndarray]], k: int, resamples: int,
                       seed: int) -> np.ndarray:
     """``resamples x k x k``: each cell's mean over items after resampling every group's
     answers within each item (pairs of copies of one answer left out)."""
     rng = np.random.default_rng([seed, 0])
-    out = np.empty((resamples, k, k))
+    members = [[np.flatnonzero(codes == g) for g in range(k) if (codes == g).any()] for _, codes in items]
+    weights = [np.zeros((resamples, len(codes))) for _, codes in items]
     for r in range(resamples):
-        blocks = []
-        for S, codes in items:
-            picks = np.concatenate([rng.choice(np.flatnonzero(codes == g), size=int((codes == g).sum()))
-                                    for g in range(k) if (codes == g).any()])
-            blocks.append(item_block_means(S[np.ix_(picks, picks)], codes[picks], k,
-                                           same=picks[:, None] == picks[None, :]))
-        out[r] = _nanmean(np.stack(blocks), axis=0)
+        for item, groups in enumerate(members):
+            picks = np.concatenate([rng.choice(g, size=len(g)) for g in groups])
+            weights[item][r] = np.bincount(picks, minlength=weights[item].shape[1])
+    out = np.empty((resamples, k, k))
+    for start in range(0, resamples, _CHUNK):
+        blocks = [_weighted_block_means(S, codes, k, w[start:start + _CHUNK])
+                  for (S, codes), w in zip(items, weights, strict=True)]
+        out[start:start + _CHUNK] = _nanmean(np.stack(blocks), axis=0)
     return out
 
 
@@ -240,12 +269,31 @@ def _permutation_counts(items: list[tuple[np.ndarray, np.ndarray]], k: int, obse
                         permutations: int, seed: int) -> np.ndarray:
     """How many label permutations within items give each pair a similarity >= observed."""
     rng = np.random.default_rng([seed, 1])
+    shuffled = [np.stack([rng.permutation(codes) for _ in range(permutations)]) for _, codes in items]
     exceed = np.zeros((k, k))
     tolerance = 1e-12
-    for _ in range(permutations):
-        blocks = [item_block_means(S, rng.permutation(codes), k) for S, codes in items]
-        exceed += _nanmean(np.stack(blocks), axis=0) >= observed - tolerance
+    for start in range(0, permutations, _CHUNK):
+        blocks = [_relabelled_means(S, labels[start:start + _CHUNK], k)
+                  for (S, _), labels in zip(items, shuffled, strict=True)]
+        exceed += (_nanmean(np.stack(blocks), axis=0) >= observed - tolerance).sum(axis=0)
     return exceed
+
+
+def _relabelled_means(similarity: np.ndarray, labels: np.ndarray, groups: int) -> np.ndarray:
+    """Block means of one item under each row of ``labels`` (``P x n``): ``P x k x k``."""
+    P, n = labels.shape
+    onehot = np.zeros((P, n, groups))
+    onehot[np.arange(P)[:, None], np.arange(n)[None, :], labels] = 1.0
+    SW = (similarity @ onehot.transpose(1, 0, 2).reshape(n, P * groups)).reshape(n, P, groups)
+    sums = np.einsum("png,nph->pgh", onehot, SW)
+    diagonal = np.arange(groups)
+    sums[:, diagonal, diagonal] -= onehot.transpose(0, 2, 1) @ np.diag(similarity)
+    sizes = onehot.sum(axis=1)
+    counts = sizes[:, :, None] * sizes[:, None, :]
+    counts[:, diagonal, diagonal] -= sizes
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means: np.ndarray = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
+    return means
 
 
 def _value(x: float) -> float | None:
