@@ -324,8 +324,8 @@ def benchmark_homogeneity(
 
 
 def compare_homogeneity(
-    paths: str | Path | Iterable[str | Path], *, people: Path | None = None,
-    jcq_data: Path | None = None, embedder: str | None = None, confidence: float = 0.95,
+    paths: str | Path | Iterable[str | Path], *, people: str | Path | None = None,
+    jcq_data: str | Path | None = None, embedder: str | None = None, confidence: float = 0.95,
     resamples: int = 2000, permutations: int = 1000, seed: int = 0, max_answers: int = 200,
 ) -> list[BenchmarkHomogeneity]:
     """Homogeneity per benchmark of the runs under ``paths`` (run directories, folders of runs
@@ -344,6 +344,8 @@ def compare_homogeneity(
     if not chosen:
         raise CrevalError(f"Homogeneity covers {', '.join(SUPPORTED)}; these runs are of "
                           f"{', '.join(sorted(by_benchmark))}.")
+    people = None if people is None else Path(people)
+    jcq_data = None if jcq_data is None else Path(jcq_data)
     return [benchmark_homogeneity(b, rs, people=people, jcq_data=jcq_data, embedder=embedder,
                                   confidence=confidence, resamples=resamples, permutations=permutations,
                                   seed=seed, max_answers=max_answers)

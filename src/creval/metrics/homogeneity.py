@@ -341,6 +341,7 @@ def homogeneity(
     index = {g: i for i, g in enumerate(order)}
     coded = [(S, np.array([index[x] for x in labels], dtype=np.int64)) for S, labels in checked]
     per_item = np.stack([item_block_means(S, codes, k) for S, codes in coded])
+    per_item = (per_item + per_item.transpose(0, 2, 1)) / 2  # equal up to rounding: make it exact
     observed = _nanmean(per_item, axis=0)
     defined = (~np.isnan(per_item)).sum(axis=0)
     draws = (_item_bootstrap(per_item, resamples, seed) if unit == "item"

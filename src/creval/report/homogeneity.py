@@ -83,9 +83,10 @@ def render_html(docs: list[dict[str, Any]]) -> str:
     for number, doc in enumerate(docs):
         plots, _ = render_specs([heatmap_spec(doc)], salt=f"homogeneity-{number}")
         notes = "".join(f"<li>{escape(n)}</li>" for n in doc["notes"])
+        explanation = _explanation(doc).replace("`", "")
         parts.append(
             f"<section class='homogeneity' data-benchmark='{escape(doc['benchmark'])}'>"
-            f"<h2>{escape(doc['benchmark'])}</h2><p>{escape(_explanation(doc))}</p>{plots}"
+            f"<h2>{escape(doc['benchmark'])}</h2><p>{escape(explanation)}</p>{plots}"
             f"<h3>Groups</h3>{_table(doc['models'], MODEL_COLUMNS)}"
             f"<h3>Pairs</h3>{_table(doc['pairs'], PAIR_COLUMNS)}"
             + (f"<ul>{notes}</ul>" if notes else "") + "</section>")
