@@ -335,8 +335,8 @@ def compare_homogeneity(
     if not 0 < confidence < 1:
         raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
     if resamples < 1 or permutations < 0 or max_answers < 2:
-        raise CrevalError("--resamples must be at least 1, --permutations at least 0 and "
-                          "--max-answers at least 2.")
+        raise CrevalError(f"resamples must be at least 1 (got {resamples}), permutations at least 0 "
+                          f"(got {permutations}) and max_answers at least 2 (got {max_answers}).")
     by_benchmark: dict[str, list[Run]] = {}
     for run in read_runs(paths):
         by_benchmark.setdefault(run.benchmark, []).append(run)
@@ -344,9 +344,18 @@ def compare_homogeneity(
     if not chosen:
         raise CrevalError(f"Homogeneity covers {', '.join(SUPPORTED)}; these runs are of "
                           f"{', '.join(sorted(by_benchmark))}.")
+    published = {"dat": people is not None, "jcq": jcq_data is not None}
+    alone = [b for b, rs in chosen.items() if len(rs) < 2 and not published.get(b)]
+    if len(alone) < len(chosen):  # measure what can be measured; say what was left out
+        chosen = {b: rs for b, rs in chosen.items() if b not in alone}
+    notes = [f"Not measured: {b} (one run and no published answers)." for b in alone]
+    notes += [f"Not measured: {b} (homogeneity covers {', '.join(SUPPORTED)})."
+              for b in sorted(by_benchmark) if b not in SUPPORTED]
     people = None if people is None else Path(people)
     jcq_data = None if jcq_data is None else Path(jcq_data)
-    return [benchmark_homogeneity(b, rs, people=people, jcq_data=jcq_data, embedder=embedder,
-                                  confidence=confidence, resamples=resamples, permutations=permutations,
-                                  seed=seed, max_answers=max_answers)
-            for b, rs in sorted(chosen.items())]
+    results = [benchmark_homogeneity(b, rs, people=people, jcq_data=jcq_data, embedder=embedder,
+                                     confidence=confidence, resamples=resamples,
+                                     permutations=permutations, seed=seed, max_answers=max_answers)
+               for b, rs in sorted(chosen.items())]
+    results[-1].notes.extend(notes)
+    return results
