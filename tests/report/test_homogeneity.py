@@ -122,6 +122,9 @@ def test_grid_of_local_and_two_replays_gives_matrix_and_permutation_tests(tmp_pa
         assert models.loc[label, "nearest"] in set(models.index[models["kind"] != "run"])
         assert models.loc[label, "within"] == pytest.approx(within[label]["within"])
     assert models.loc["people", "answers"] == 40 and 0 < models.loc["people", "within"] < 0.2
+    # the finding the docs report: each published model repeats its words more than people do
+    for label in models.index[models["kind"] == "published"]:
+        assert models.loc["people", "high"] < models.loc[label, "low"], label
     pairs = result.pairs_df()
     assert len(pairs) == len(models) * (len(models) - 1) // 2
     assert result.matrix_df().loc["replay:A", "replay:A"] == 1.0
