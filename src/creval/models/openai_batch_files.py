@@ -46,6 +46,30 @@ def batch_line(cid: str, body: dict[str, Any]) -> bytes:
     return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
+#: The longest wait before a line goes again in a new batch, in polls (``batch_poll``).
+BACKOFF_CAP_POLLS = 16
+
+
+def resubmission_wait(poll: float, times: int, cap_polls: float = BACKOFF_CAP_POLLS) -> float:
+    """Seconds to wait before a line's ``times``-th resubmission: ``poll``, then twice as long
+    each time, at most ``cap_polls`` polls.
+
+    >>> [resubmission_wait(30.0, k) for k in (1, 2, 3, 5, 6, 9)]
+    [30.0, 60.0, 120.0, 480.0, 480.0, 480.0]
+    """
+    return float(min(poll * 2 ** (times - 1), poll * cap_polls))
+
+
+def status_counts(counts: dict[str, Any] | None) -> str:
+    """A batch's line counts as said in a status line.
+
+    >>> status_counts({"total": 4, "completed": 2, "failed": 1}), status_counts(None)
+    (', 2 of 4 lines done, 1 failed', '')
+    """
+    if not counts:
+        return ""
+    return f", {counts.get('completed', 0)} of {counts.get('total', 0)} lines done, {counts.get('failed', 0)} failed"
+
 
 def read_ledger(path: Path) -> list[dict[str, Any]]:
     """The records of a ledger; a torn last line (a killed run) is left out."""
