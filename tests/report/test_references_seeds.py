@@ -131,7 +131,8 @@ def test_the_sampling_protocol_is_the_papers_best_of_five() -> None:
     assert "we generate $k = 5$ samples for each problem" in text
     sampling = _paper("000").protocols["neocoder-sampling"].options
     direct = _paper("000").protocols["neocoder-direct"].options
-    assert sampling == {**direct, "strategy": "sampling", "k": 5}
+    assert sampling["k"] == 5  # and otherwise measured as the direct protocol
+    assert {k: v for k, v in sampling.items() if k in direct} == {**direct, "strategy": "sampling"}
 
 
 # --- seed 002: metric validity --------------------------------------------------------------
@@ -193,7 +194,12 @@ def test_metric_validity_values_are_the_seed_texts_tables_2_and_3() -> None:
         options = dict(paper.protocols[pid].options)
         index = options.pop("index")
         assert (index if isinstance(index, tuple) else (index,)) == INDEXES[corpus], pid
-        assert options == {"domain": options["domain"], "min_l": min_l, "max_l": max_l}, pid
+        assert (options["min_l"], options["max_l"]) == (min_l, max_l), pid
+        # otherwise measured as Table 2's protocol of the same domain
+        table2 = dict(paper.protocols[f"ci-{options['domain']}"].options)
+        del table2["index"]
+        assert {k: v for k, v in options.items() if k in table2} == {
+            **table2, "min_l": min_l, "max_l": max_l}, pid
         assert pid.startswith(f"ci-{options['domain']}")
 
 
