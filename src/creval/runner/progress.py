@@ -97,7 +97,7 @@ class Progress:
     def note(self, text: str) -> None:
         """A status line: above the bar on a terminal, else a plain line on stderr."""
         if self._bar is not None:
-            self._bar.console.print(text, highlight=False, markup=False, soft_wrap=True)
+            self._bar.console.print(text, highlight=False, markup=False, emoji=False, soft_wrap=True)
         else:
             print(text, file=sys.stderr, flush=True)
 
