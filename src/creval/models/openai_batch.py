@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval._util.redact import redact_text
@@ -69,6 +68,7 @@ from creval.models.openai_batch_files import (
     Finished,
     Ledger,
     batch_line,
+    batch_options,
     custom_id,
     parse_lines,
     read_ledger,
@@ -91,29 +91,6 @@ TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 _TRANSIENT_STATUS = {408, 409, 429}
 #: Consecutive failed polls (timeouts, 5xx) before the calls waiting on a batch give up.
 POLL_FAILURES = 5
-def batch_options(options: ModelOptions, spec: str, out: Path) -> ModelOptions:
-    """``options`` with the ledger in run directory ``out`` when ``--batch`` is on; a model
-    without a Batch API is a :class:`CrevalError` that says which have one.
-
-    >>> from creval.models import ModelOptions
-    >>> batch_options(ModelOptions(batch=True), "openai:m", Path("run")).batch_ledger
-    PosixPath('run/batches.jsonl')
-    >>> batch_options(ModelOptions(batch=True), "local", Path("run"))
-    Traceback (most recent call last):
-    ...
-    creval.errors.CrevalError: --batch needs a model with a batch API; local has none. Backends with one: openai: (the OpenAI Batch API, and servers that implement its files and batches endpoints). Drop --batch, or use --model openai:NAME.
-    """
-    if not options.batch:
-        return options
-    if not spec.startswith("openai:"):
-        raise CrevalError(
-            f"--batch needs a model with a batch API; {spec} has none. Backends with one: "
-            "openai: (the OpenAI Batch API, and servers that implement its files and batches "
-            "endpoints). Drop --batch, or use --model openai:NAME."
-        )
-    return options.model_copy(update={"batch_ledger": Path(out) / LEDGER})
-
-
 @dataclass
 class _Item:
     line: bytes
