@@ -68,7 +68,7 @@ def run(
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
     batch: Annotated[bool, typer.Option("--batch", help="openai: models: send the requests through the OpenAI Batch API (half the price, answers within 24 h); the batches are recorded in --out, and the same command resumes them.")] = False,
-    batch_poll: Annotated[float, typer.Option(help="With --batch: seconds between polls of a submitted batch.")] = 30.0,
+    batch_poll: Annotated[float, typer.Option(help="With --batch: seconds between polls of a submitted batch; lines a batch did not answer go again after 1, 2, 4... polls (at most 16).")] = 30.0,
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
     cache: CacheFile = None,
     no_cache: NoCache = False,
