@@ -30,6 +30,7 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "list_benchmarks",
+    "plan",
     "profile",
     "read_profile",
     "read_run",
@@ -45,6 +46,7 @@ _WHERE = {
     "Manifest": "creval.records",
     "Record": "creval.records",
     "Scores": "creval.records",
+    "plan": "creval.evaluation.cost",
     "profile": "creval.evaluation.profile",
     "read_profile": "creval.reader",
     "Run": "creval.reader",
@@ -55,6 +57,7 @@ _WHERE = {
 if TYPE_CHECKING:
     from creval.errors import CrevalError
     from creval.evaluation.api import EvalResult, evaluate, evaluate_async
+    from creval.evaluation.cost import plan
     from creval.evaluation.paired import compare_published
     from creval.evaluation.profile import profile
     from creval.reader import Run, read_profile, read_run, read_runs

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from creval.cli._common import CacheFile, NoCache, get_console
+from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
 
@@ -45,6 +46,9 @@ def profile(
     cache: CacheFile = None,
     no_cache: NoCache = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar per run.")] = True,
+    plan: PlanFlag = False,
+    price: PriceFlags = None,
+    prices: PriceFile = None,
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
     beside published models only where the comparison is valid."""
@@ -52,6 +56,12 @@ def profile(
     from creval.evaluation.roles import parse_role_flags
     from creval.runner.counters import totals
 
+    if plan:
+        _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
+              roles=parse_role_flags(role or []), families=family or [], only=only or [],
+              options=_overrides(set_option or []), concurrency=concurrency,
+              price=price or [], prices=prices)
+        return
     result = run_profile(
         model, size=size, out=out, lang=lang, preset=preset, judge=judge,
         roles=parse_role_flags(role or []), families=family or None, only=only or None,
@@ -74,3 +84,22 @@ def profile(
                   soft_wrap=True)
     if not result.ok:
         raise typer.Exit(1)
+
+
+def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | None,
+          judge: str | None, roles: dict[str, str], families: list[str], only: list[str],
+          options: dict[str, dict[str, Any]], concurrency: int | None, price: list[str],
+          prices: Path | None) -> None:
+    """``creval profile --plan``: the battery's requests, tokens, time and cost, unsent."""
+    from creval.cli.plan import show_plan
+    from creval.evaluation.cost import parse_prices, plan_costs
+    from creval.evaluation.profile import ProfileRequest, default_out, plan_profile
+
+    request = ProfileRequest(model=model, size=size, lang=lang, preset=preset, judge=judge,
+                             roles=roles, families=tuple(families), only=tuple(only),
+                             overrides=options)
+    root = out or default_out(request)
+    planned = plan_profile(request, root)
+    costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,
+                       concurrency=concurrency, prices=parse_prices(price, prices))
+    show_plan(costs, root / "plan.json")
