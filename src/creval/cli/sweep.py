@@ -40,6 +40,7 @@ def sweep_command(
     base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
     api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
     threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local).")] = None,
+    structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: off, auto, json_schema or json_object (as creval run).")] = "off",
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
     retries: Annotated[int, typer.Option(help="Attempts per request.")] = 5,
@@ -70,11 +71,14 @@ def sweep_command(
         _compare(Path(positional[1]), Path(positional[2]), quality, confidence, resamples,
                  out, as_json)
         return
+    if structured_output not in ("off", "auto", "json_schema", "json_object"):
+        raise CrevalError("--structured-output takes off, auto, json_schema or json_object.")
     if values is None:
         raise CrevalError(f"Give the option and its values with --values, e.g. --values "
                           f"temperature=0.2,0.7,1.0 ({USAGE}).")
     settings = {"base_url": base_url, "judge_base_url": judge_base_url, "api_key": api_key,
-                "threads": threads, "concurrency": concurrency, "timeout": timeout,
+                "threads": threads, "concurrency": concurrency,
+                "structured_output": structured_output, "timeout": timeout,
                 "retries": retries, "cache": False if no_cache else (cache or True)}
     common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,
                               "preset": preset, "confidence": confidence,

@@ -36,6 +36,8 @@ from creval.evaluation.sweep_data import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from creval.evaluation.profile import ProfileRequest
+
 SWEEP_MANIFEST = "sweep-manifest.json"
 SWEEP_JSON = "sweep.json"
 #: Columns of :meth:`Sweep.df`, one row per point.
@@ -141,13 +143,13 @@ def plan_sweep(request: SweepRequest, out: Path) -> list[tuple[float, list[GridR
     _check_option(request.option, request.benchmarks, request.options)
     planned = []
     for value in request.values:
-        point, runs = point_dir(out, request.option, value), []
-        for name in request.benchmarks:
-            [plan] = plan_runs([name], {**request.options, request.option: value}, point / name,
-                               request.model, preset=request.preset, judge=request.judge,
-                               roles=request.roles, role_urls=request.role_urls)
-            runs.append(GridRun(_replay(request.model, point, name), plan))
-        planned.append((value, runs))
+        point = point_dir(out, request.option, value)
+        plans = plan_runs(list(request.benchmarks), {**request.options, request.option: value},
+                          point, request.model, preset=request.preset, judge=request.judge,
+                          roles=request.roles, role_urls=request.role_urls)
+        planned.append((value, [
+            GridRun(_replay(request.model, point, p.benchmark.name),
+                    dataclasses.replace(p, out=point / p.benchmark.name)) for p in plans]))
     return planned
 
 
@@ -176,6 +178,8 @@ def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
               confidence: float = 0.95, resamples: int = 2000) -> SweepResult:
     """Run (or resume) the sweep into ``out`` and write its reports."""
     out = out or Path("runs") / "sweeps" / f"{slug(request.model)}-{request.option}"
+    profiles: list[tuple[Path, ProfileRequest]] = []
+    plans: list[tuple[float, list[GridRun]]] = []
     if request.profile is not None:
         benchmarks = _battery_names(request)
         _check_option(request.option, benchmarks, {})
@@ -183,7 +187,7 @@ def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
         if unknown:
             raise CrevalError(f"Options given for {', '.join(unknown)}, which this sweep does "
                               f"not run (it runs {', '.join(benchmarks)}).")
-        plans: list[tuple[float, list[GridRun]]] = []
+        profiles = _profile_requests(request, benchmarks, out)  # bad input stops here
     else:
         benchmarks = list(request.benchmarks)
         plans = plan_sweep(request, out)  # bad input stops here
@@ -191,8 +195,13 @@ def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
     out.mkdir(parents=True, exist_ok=True)
     (out / SWEEP_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     results: list[RunResult] = []
-    if request.profile is not None:
-        results = _run_profiles(request, benchmarks, out, settings)
+    if profiles:
+        from creval.evaluation.profile import run_profile
+
+        for point, profile in profiles:
+            if settings.progress:
+                print(f"[sweep] {point.name}", flush=True)
+            results += run_profile(profile, point, settings).runs
     for value, runs in plans:
         if settings.progress:
             print(f"[sweep] {request.option}={value!r}", flush=True)
@@ -201,12 +210,14 @@ def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
     return SweepResult(out, document, results)
 
 
-def _run_profiles(request: SweepRequest, benchmarks: list[str], out: Path,
-                  settings: RunSettings) -> list[RunResult]:
-    from creval.evaluation.profile import ProfileRequest, run_profile
+def _profile_requests(request: SweepRequest, benchmarks: list[str],
+                      out: Path) -> list[tuple[Path, ProfileRequest]]:
+    """One profile per value, each with the swept option set on every benchmark; checked
+    (options, judges, data) before anything is written."""
+    from creval.evaluation.profile import ProfileRequest, plan_profile
 
     p = dict(request.profile or {})
-    results = []
+    planned = []
     for value in request.values:
         point = point_dir(out, request.option, value)
         overrides = {name: {**dict(request.options.get(name, {})), request.option: value}
@@ -216,8 +227,9 @@ def _run_profiles(request: SweepRequest, benchmarks: list[str], out: Path,
             lang=p.get("lang", "en"), preset=request.preset, judge=request.judge,
             roles=dict(request.roles), families=tuple(p.get("families") or ()),
             only=tuple(benchmarks), overrides=overrides)
-        results += run_profile(profile, point, settings).runs
-    return results
+        plan_profile(profile, point)
+        planned.append((point, profile))
+    return planned
 
 
 def write_sweep(out: Path, *, confidence: float = 0.95, resamples: int = 2000) -> dict[str, Any]:

@@ -53,16 +53,32 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
+def _unrounded(rows: list[dict[str, Any]], column: str, values: list[float | None]) -> list[float | None]:
+    """The table's ``column`` per row (None where it has none), with the rounded table values
+    replaced by the exact per-item values, which list the rows that have one, in order.
+
+    >>> _unrounded([{"s": 0.5}, {"s": None}, {"s": 0.25}], "s", [0.50001, 0.24999])
+    [0.50001, None, 0.24999]
+    """
+    present = [r for r in rows if _num(r.get(column)) is not None]
+    if len(present) != len(values):  # not the same items: keep the table's values
+        return [_num(r.get(column)) for r in rows]
+    exact = iter(values)
+    return [next(exact) if _num(r.get(column)) is not None else None for r in rows]
+
+
 def _dat(run: Run, scores: Scores) -> list[Pair]:
     rows = [r for r in scores.table if "score" in r]
-    scored = [_num(r["score"]) for r in rows]
+    scored = _unrounded(rows, "score", list(scores.per_item.get("dat_mean", [])))
     return [Pair("dat_mean", "DAT score", "valid_rate", "valid-answer rate", scored,
                  [0.0 if s is None else 1.0 for s in scored])]
 
 
 def _sat(run: Run, scores: Scores) -> list[Pair]:
-    distance = {str(r.get("id")): _num(r.get("distance")) for r in scores.table}
-    divergent, quality = [], []
+    exact = _unrounded(scores.table, "distance", list(scores.per_item.get("sat_mean", [])))
+    distance = {str(r.get("id")): d for r, d in zip(scores.table, exact, strict=True)}
+    divergent: list[float | None] = []
+    quality: list[float | None] = []
     for record in run.records:
         if record.status != "ok":
             continue

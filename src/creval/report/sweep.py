@@ -271,7 +271,7 @@ def write_compare_reports(out: Path, doc: dict[str, Any],
         key = (c["benchmark"], c["measure"], c["quality_measure"])
         pair = tuple(next((pts for k, pts in curves_of(s) if k == key), []) for s in sweeps)
         figures.append(_figure_html(
-            lambda c=c, pair=pair, i=i: compare_svg(doc, c, pair, salt=f"compare{i}"),  # type: ignore[misc]
+            lambda c=c, pair=pair, i=i: compare_svg(doc, c, pair, salt=f"compare{i}"),
             f"{c['benchmark']}: {c['measure']} against {c['quality_measure']} "
             "(stars: at the matched quality)"))
     body = ("<section><h2>At matched quality</h2>" + _table_html(_matched_rows(doc))
