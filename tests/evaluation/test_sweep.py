@@ -199,3 +199,31 @@ def test_bad_input_is_a_message(args: list[str], message: str, tmp_path: Path) -
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "s").exists()  # nothing written
+
+
+def test_benchmark_sweep_on_a_server_and_its_replay(tmp_path: Path) -> None:
+    server = ChatServer(reply=_tempered)
+    out = tmp_path / "dat"
+    prompt = tmp_path / "dat.txt"
+    prompt.write_text(DAT_PROMPT)
+    args = ["--values", "temperature=0.2,1.0", "--trials", "6", "--prompt-file", str(prompt),
+            "--no-progress", "--resamples", "200", "--cache", str(tmp_path / "cache.sqlite")]
+    try:
+        done = run_cli("sweep", "dat", "--model", "openai:tempered", "--base-url", server.url,
+                       "--api-key", "x", "--out", str(out), *args)
+        assert done.returncode == 0, done.stderr
+        assert server.seen == 12
+    finally:
+        server.close()
+    doc = json.loads((out / "sweep.json").read_text())
+    assert [p["run"] for p in doc["points"]] == ["temperature-0.2/dat", "temperature-1.0/dat"]
+    assert doc["points"][0]["quality"] >= doc["points"][1]["quality"]
+    # replaying the sweep re-scores each value from the same value's run, with no request
+    replayed = run_cli("sweep", "dat", "--model", f"replay:{out}", "--out", str(tmp_path / "re"),
+                       "--json", *args)
+    assert replayed.returncode == 0, replayed.stderr
+    again = json.loads(replayed.stdout)
+    assert [(p["estimate"], p["quality"]) for p in again["points"]] == [
+        (p["estimate"], p["quality"]) for p in doc["points"]]
+    clash = run_cli("sweep", "dat", "--model", "local", "--out", str(out), *args)
+    assert clash.returncode == 2 and "holds a sweep with model" in clash.stderr
