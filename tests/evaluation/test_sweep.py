@@ -155,6 +155,11 @@ def test_compare_at_matched_quality(local_sweep: Path, other_sweep: Path, tmp_pa
     for row in rows.values():
         assert [f["value"] for f in row["fixed"]] == [0.2, 0.7, 1.0]
         assert "target" in row and ("difference" in row or "note" in row)
+        if row.get("difference") is not None:
+            assert row["difference"] == pytest.approx(row["a"]["estimate"] - row["b"]["estimate"])
+            assert row["low"] <= row["difference"] <= row["high"]
+    # the packaged model reaches a quality the second model also reaches on at least one curve
+    assert any(row.get("difference") is not None for row in rows.values())
     other = json.loads((other_sweep / "sweep.json").read_text())
     dat_other = [p for p in other["points"] if p["benchmark"] == "dat"]
     assert [p["quality"] for p in dat_other][0] >= [p["quality"] for p in dat_other][-1]

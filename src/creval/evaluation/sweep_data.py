@@ -248,8 +248,7 @@ def compare_documents(a: tuple[Path, dict[str, Any]], b: tuple[Path, dict[str, A
     comparisons = []
     for key in shared:
         ca, cb = curve_items(root_a, doc_a, *key), curve_items(root_b, doc_b, *key)
-        qa, qb = _means(ca[2]), _means(cb[2])
-        chosen = target if target is not None else default_target(qa, qb)
+        chosen = target if target is not None else default_target(_on_curve(ca), _on_curve(cb))
         row: dict[str, Any] = {"benchmark": key[0], "measure": key[1], "quality_measure": key[2],
                                "target": chosen, "fixed": _fixed(ca, cb, confidence, resamples)}
         if chosen is None:
@@ -265,6 +264,12 @@ def compare_documents(a: tuple[Path, dict[str, Any]], b: tuple[Path, dict[str, A
             "a": {"dir": str(root_a), "model": doc_a.get("model")},
             "b": {"dir": str(root_b), "model": doc_b.get("model")},
             "confidence": confidence, "comparisons": comparisons}
+
+
+def _on_curve(curve: tuple[list[float], list[Any], list[Any]]) -> list[float | None]:
+    """The quality means of the points that are on the curve: those with a divergent value
+    (a point without one, such as DAT with no valid trial, cannot be matched)."""
+    return [q for d, q in zip(_means(curve[1]), _means(curve[2]), strict=True) if d is not None]
 
 
 def _means(items: list[list[float | None]]) -> list[float | None]:

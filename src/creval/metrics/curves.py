@@ -308,7 +308,7 @@ def default_target(quality_a: Sequence[float | None], quality_b: Sequence[float 
     if not a or not b:
         return None
     low, high = max(min(a), min(b)), min(max(a), max(b))
-    return None if low > high else round((low + high) / 2, 12)
+    return None if low > high else (low + high) / 2
 
 
 def matched_difference(
