@@ -82,7 +82,8 @@ def sweep_command(
                 "retries": retries, "cache": False if no_cache else (cache or True)}
     common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,
                               "preset": preset, "confidence": confidence,
-                              "resamples": resamples, "progress": progress,
+                              "resamples": resamples,
+                              "progress": progress and not as_json,  # stdout holds the JSON
                               "settings": settings}
     if positional[0] == "profile":
         from creval.cli.profile import _overrides

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,11 +201,11 @@ def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
 
         for point, profile in profiles:
             if settings.progress:
-                print(f"[sweep] {point.name}", flush=True)
+                print(f"[sweep] {point.name}", file=sys.stderr, flush=True)
             results += run_profile(profile, point, settings).runs
     for value, runs in plans:
         if settings.progress:
-            print(f"[sweep] {request.option}={value!r}", flush=True)
+            print(f"[sweep] {request.option}={value!r}", file=sys.stderr, flush=True)
         results += run_grid(runs, settings)
     document = write_sweep(out, confidence=confidence, resamples=resamples)
     return SweepResult(out, document, results)
