@@ -148,11 +148,11 @@ def test_trend_interval_against_scipy_bootstrap() -> None:
     rng = np.random.default_rng(0)
     x = np.repeat([0.1, 0.4, 0.7, 1.0], 30)
     y = 60 + 5 * x + rng.normal(0, 3, x.size)
-    t = spearman_trend(list(x), list(y), resamples=3000)
+    t = spearman_trend(list(x), list(y), resamples=2000)
     ref = stats.bootstrap((x, y), lambda a, b: stats.spearmanr(a, b).statistic, paired=True,
-                          vectorized=False, n_resamples=3000, method="percentile",
+                          vectorized=False, n_resamples=1000, method="percentile",
                           random_state=1).confidence_interval
-    assert t.low == pytest.approx(ref.low, abs=0.04) and t.high == pytest.approx(ref.high, abs=0.04)
+    assert t.low == pytest.approx(ref.low, abs=0.05) and t.high == pytest.approx(ref.high, abs=0.05)
     assert t.p < 0.01
     flat = spearman_trend([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])
     assert flat.rho is None and flat.p is None
