@@ -37,7 +37,7 @@ SAMPLE_UNITS = 40
 #: Seconds of simulation per benchmark after which no new unit is started (see
 #: :func:`creval.benchmarks.simulate.simulate_units`): units with heavy local work
 #: (retrieval, NLI, a sandbox) are then sampled more thinly.
-SIMULATION_BUDGET = 8.0
+SIMULATION_BUDGET = 4.0
 #: Assumed seconds per output token and per request when no earlier run measured them.
 ASSUMED_SECONDS = {"local": (1 / 60, 0.2), "other": (1 / 50, 0.6)}
 
@@ -258,12 +258,14 @@ def plan_costs(
             tokenizers = dict.fromkeys(rows, "measured")
         else:
             filler = _filler(_counter(counters, choices["target"].spec).text)
+            stand_in = {role: plan.benchmark.plan_answer(plan.options, role) for role in choices}
             step = max(1, math.ceil(len(todo) / SAMPLE_UNITS))
             sample = todo[::step]
             calls, driven = simulate_units(
                 plan.benchmark, plan.options,
-                lambda role, request, i, fill=filler: fill(request.max_tokens),
-                units=sample, budget=SIMULATION_BUDGET)
+                lambda role, request, i, fill=filler, given=stand_in: (
+                    given.get(role) or fill(request.max_tokens)),
+                units=sample, budget=SIMULATION_BUDGET, at_least=1)
             scale = len(todo) / driven if driven else 0.0
             rows, tokenizers = {}, {}
             for call in calls:
