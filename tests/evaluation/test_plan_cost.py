@@ -15,7 +15,6 @@ import pytest
 import creval
 from creval.errors import CrevalError
 from creval.evaluation.cost import Price, estimate_tokens, parse_prices
-
 from tests._cli import creval as cli
 from tests.tests_paths import shared_data_path
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
