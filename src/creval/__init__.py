@@ -35,6 +35,8 @@ __all__ = [
     "read_profile",
     "read_run",
     "read_runs",
+    "read_sweep",
+    "sweep",
 ]
 
 _WHERE = {
@@ -52,6 +54,8 @@ _WHERE = {
     "Run": "creval.reader",
     "read_run": "creval.reader",
     "read_runs": "creval.reader",
+    "sweep": "creval.evaluation.sweep",
+    "read_sweep": "creval.evaluation.sweep",
 }
 
 if TYPE_CHECKING:
@@ -60,6 +64,7 @@ if TYPE_CHECKING:
     from creval.evaluation.cost import plan
     from creval.evaluation.paired import compare_published
     from creval.evaluation.profile import profile
+    from creval.evaluation.sweep import read_sweep, sweep
     from creval.reader import Run, read_profile, read_run, read_runs
     from creval.records import Manifest, Record, Scores
 

@@ -27,17 +27,21 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
 from creval.evaluation.plans import Plan
+
+if TYPE_CHECKING:
+    from creval.benchmarks.simulate import Answer
+    from creval.models.base import GenerateRequest
 
 #: Units simulated per benchmark at most; more are sampled evenly and scaled up.
 SAMPLE_UNITS = 40
 #: Seconds of simulation per benchmark after which no new unit is started (see
 #: :func:`creval.benchmarks.simulate.simulate_units`): units with heavy local work
 #: (retrieval, NLI, a sandbox) are then sampled more thinly.
-SIMULATION_BUDGET = 8.0
+SIMULATION_BUDGET = 4.0
 #: Assumed seconds per output token and per request when no earlier run measured them.
 ASSUMED_SECONDS = {"local": (1 / 60, 0.2), "other": (1 / 50, 0.6)}
 
@@ -164,7 +168,8 @@ def token_counter(spec: str) -> Tokens:
                 if template is None or any(r == "text" for r, _ in messages):
                     return sum(text(t) for _, t in messages)
                 chat = Jinja2ChatFormatter(template=template, eos_token="", bos_token="")
-                rendered = chat(messages=[{"role": r, "content": t} for r, t in messages])
+                chat_messages: Any = [{"role": r, "content": t} for r, t in messages]
+                rendered = chat(messages=chat_messages)
                 return len(vocab.tokenize(rendered.prompt.encode(), add_bos=False, special=True))
 
             return Tokens(text, prompt, f"{path.name} tokenizer")
@@ -258,12 +263,12 @@ def plan_costs(
             tokenizers = dict.fromkeys(rows, "measured")
         else:
             filler = _filler(_counter(counters, choices["target"].spec).text)
+            stand_in = {role: plan.benchmark.plan_answer(plan.options, role) for role in choices}
             step = max(1, math.ceil(len(todo) / SAMPLE_UNITS))
             sample = todo[::step]
             calls, driven = simulate_units(
-                plan.benchmark, plan.options,
-                lambda role, request, i, fill=filler: fill(request.max_tokens),
-                units=sample, budget=SIMULATION_BUDGET)
+                plan.benchmark, plan.options, _stand_in(stand_in, filler),
+                units=sample, budget=SIMULATION_BUDGET, at_least=1)
             scale = len(todo) / driven if driven else 0.0
             rows, tokenizers = {}, {}
             for call in calls:
@@ -271,7 +276,8 @@ def plan_costs(
                 tokens = _counter(counters, spec)
                 tokenizers[call.role] = tokens.name
                 prompt = tokens.prompt(call.messages)
-                output = sum(tokens.text(a) for a in call.answers)
+                # every sample at its max_tokens: an upper bound, whatever the stand-in's length
+                output = call.n * call.max_tokens if call.kind == "generate" else 0
                 requests, given, taken = rows.get(call.role, (0, 0, 0))
                 rows[call.role] = (requests + 1, given + prompt, taken + output)
             rows = {r: (v[0] * scale, v[1] * scale, v[2] * scale) for r, v in rows.items()}
@@ -285,6 +291,15 @@ def plan_costs(
                                 round(given), round(taken), basis, tokenizers.get(role, "measured"),
                                 round(seconds, 1), None if cost is None else round(cost, 4)))
     return out
+
+
+def _stand_in(given: Mapping[str, str | None], filler: Callable[[int], str]) -> Answer:
+    """A role's well-formed answer where the benchmark gives one, else ``max_tokens`` of text."""
+
+    def answer(role: str, request: GenerateRequest, sample: int) -> str:
+        return given.get(role) or filler(request.max_tokens)
+
+    return answer
 
 
 def _counter(known: dict[str, Tokens], spec: str) -> Tokens:
@@ -337,7 +352,7 @@ def _measured_seconds(run_dir: Path) -> float | None:
 
 def plan_summary(costs: Sequence[RoleCost]) -> dict[str, Any]:
     """The plan as JSON: every row, totals per role and in all."""
-    by_role: dict[str, dict[str, float]] = {}
+    by_role: dict[str, dict[str, Any]] = {}
     for c in costs:
         row = by_role.setdefault(c.role, {"requests": 0, "input_tokens": 0, "output_tokens": 0,
                                           "seconds": 0.0, "cost": 0.0})

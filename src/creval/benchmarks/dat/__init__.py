@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
@@ -57,6 +58,14 @@ class DATOptions(BenchmarkOptions):
     )
 
 
+#: Nouns for a plan's stand-in answers (:meth:`DAT.plan_answer`); ours, not a word list.
+PLAN_NOUNS = {
+    "en": ["cat", "violin", "tomato", "glacier", "ladder", "justice", "magnet", "blanket",
+           "volcano", "pencil", "harbor", "engine"],
+    "ja": ["猫", "机", "山", "電車", "鉛筆", "火山", "毛布", "港", "磁石", "梯子", "正義", "氷河"],
+}
+
+
 @register_benchmark
 class DAT(Benchmark[DATOptions]):
     name = "dat"
@@ -66,6 +75,13 @@ class DAT(Benchmark[DATOptions]):
 
     def prompts(self, options: DATOptions) -> dict[str, str]:
         return {"prompt": self.prompt(options)}
+
+    def plan_answer(self, options: DATOptions, role: str) -> str | None:
+        """Valid, distinct common nouns, as many as the prompt asks for (a cost plan's
+        stand-in answer, so that no trial asks again)."""
+        pool = PLAN_NOUNS[options.lang] if options.lang in PLAN_NOUNS else PLAN_NOUNS["en"]
+        words = [pool[i % len(pool)] for i in range(options.words)]
+        return json.dumps(words, ensure_ascii=False) if options.constrain_answers else "\n".join(words)
 
     def prompt(self, options: DATOptions) -> str:
         return load_prompt(f"dat_{options.lang}", options.prompt_file)
