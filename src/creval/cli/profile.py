@@ -45,6 +45,7 @@ def profile(
     cache: CacheFile = None,
     no_cache: NoCache = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar per run.")] = True,
+    repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct and jcq: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
     beside published models only where the comparison is valid."""
@@ -58,7 +59,7 @@ def profile(
         options=_overrides(set_option or []), progress=progress, base_url=base_url,
         judge_base_url=judge_base_url, api_key=api_key, threads=threads,
         concurrency=concurrency, timeout=timeout, retries=retries,
-        cache=False if no_cache else (cache or True),
+        cache=False if no_cache else (cache or True), repeats=repeats,
     )
     console = get_console()
     summary = result.document["summary"]
