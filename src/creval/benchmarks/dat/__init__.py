@@ -6,10 +6,10 @@ from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import load_prompt, single_turn_unit
-from creval.benchmarks.repeats import RepeatOptions, first_sample, repeat_key, repeat_meta
-from creval.benchmarks.dat.scoring import DATScorer
 from creval.benchmarks.dat.noise import dat_noise
+from creval.benchmarks.dat.scoring import DATScorer
 from creval.benchmarks.dat.trials import add_attempts, resolve_attempts, trial_unit
+from creval.benchmarks.repeats import RepeatOptions, first_sample, repeat_key, repeat_meta
 from creval.judges.structured import as_text
 from creval.models.base import GenerateRequest
 from creval.records import Scores
