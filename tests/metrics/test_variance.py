@@ -11,6 +11,7 @@ from scipy import stats
 
 from creval.metrics.variance import (
     VarianceSplit,
+    bootstrap_split,
     noise_floor,
     retest_reliability,
     variance_components,
@@ -167,3 +168,25 @@ def test_retest_matches_scipy_pearson_and_its_interval() -> None:
     assert result.within_sd == pytest.approx(np.std(second - first, ddof=1) / math.sqrt(2))
     with pytest.raises(ValueError, match="pair them"):
         retest_reliability([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0])
+
+
+def test_bootstrap_interval_of_the_reliability_is_near_the_exact_f_interval() -> None:
+    # balanced one-way data: ICC(1)'s exact interval from the F distribution (Shrout and
+    # Fleiss 1979), by scipy, against the items bootstrap
+    rng = np.random.default_rng(9)
+    n, k = 60, 3
+    groups = [rng.normal(rng.normal(0, 1.0), 1.0, size=k) for _ in range(n)]
+    values = [float(v) for g in groups for v in g]
+    items = [i for i in range(n) for _ in range(k)]
+    f_value, _ = stats.f_oneway(*groups)
+    df1, df2 = n - 1, n * (k - 1)
+    f_low = f_value / stats.f.ppf(0.975, df1, df2)
+    f_high = f_value * stats.f.ppf(0.975, df2, df1)
+    exact = ((f_low - 1) / (f_low + k - 1), (f_high - 1) / (f_high + k - 1))
+    interval = bootstrap_split(values, items=items, resamples=2000, seed=1)
+    assert interval["judge"] is None
+    low, high = interval["reliability"]  # type: ignore[misc]
+    assert low == pytest.approx(exact[0], abs=0.06) and high == pytest.approx(exact[1], abs=0.06)
+    assert interval["items"] == interval["reliability"]
+    with pytest.raises(ValueError, match="resamples"):
+        bootstrap_split(values, items=items, resamples=3)

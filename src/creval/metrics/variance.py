@@ -41,7 +41,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RetestResult", "VarianceSplit", "noise_floor", "retest_reliability", "variance_components"]
+__all__ = [
+    "RetestResult", "VarianceSplit", "bootstrap_split", "noise_floor", "retest_reliability",
+    "variance_components",
+]
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def _labels(values: Sequence[object], name: str, n: int) -> list[Hashable]:
     for i, v in enumerate(values):
         if not isinstance(v, Hashable):
             raise ValueError(f"{name}[{i}] must be a hashable label, got {type(v).__name__}.")
-    return list(values)  # type: ignore[arg-type]
+    return list(values)
 
 
 def _values(values: Sequence[float]) -> np.ndarray:
@@ -147,6 +150,13 @@ def variance_components(
     if b == a and n == b:
         raise ValueError("items: every item has one value; repeat at least one item "
                          "(several samples or judgements) to split its variance.")
+    return _estimate(y, item_codes, sample_codes)
+
+
+def _estimate(y: np.ndarray, item_codes: np.ndarray, sample_codes: np.ndarray) -> VarianceSplit:
+    """The ANOVA estimates from codes 0..a-1 (items) and 0..b-1 (samples, unique per item)."""
+    n = len(y)
+    a, b = int(item_codes.max()) + 1, int(sample_codes.max()) + 1
     # per sample and per item: counts and sums
     n_ij = np.bincount(sample_codes, minlength=b).astype(float)
     item_of_sample = np.zeros(b, dtype=int)
@@ -187,6 +197,64 @@ def variance_components(
     if df_b > 0:
         return VarianceSplit(item_var, ms_w, None, a, b, n, tuple(truncated))
     return VarianceSplit(item_var, None, ms_w, a, b, n, tuple(truncated))
+
+
+def bootstrap_split(
+    values: Sequence[float],
+    *,
+    items: Sequence[Hashable],
+    samples: Sequence[Hashable] | None = None,
+    resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict[str, tuple[float, float] | None]:
+    """Percentile intervals of the shares and the reliability of :func:`variance_components`,
+    from resampling the items with replacement (each drawn item keeps all its samples and
+    judgements, the usual bootstrap of a nested design). A share that the design does not
+    estimate is None; resamples whose items all have one value are skipped.
+
+    >>> values = [1.0, 2.0, 4.0, 5.0, 9.0, 11.0, 3.0, 3.5]
+    >>> ci = bootstrap_split(values, items=[0, 0, 1, 1, 2, 2, 3, 3], resamples=200)
+    >>> ci["judge"] is None and 0.0 <= ci["reliability"][0] <= ci["reliability"][1] <= 1.0
+    True
+    """
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 10:
+        raise ValueError(f"resamples must be an integer of at least 10, got {resamples!r}.")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}.")
+    point = variance_components(values, items=items, samples=samples)  # validates
+    y = _values(values)
+    item_codes = _codes(list(items))
+    sample_labels = list(range(len(y))) if samples is None else list(samples)
+    sample_codes = _codes(list(zip(item_codes.tolist(), sample_labels, strict=True)))
+    members = [np.flatnonzero(item_codes == i) for i in range(point.n_items)]
+    rng = np.random.default_rng(seed)
+    names = ("items", "samples", "judge", "reliability")
+    draws: dict[str, list[float]] = {name: [] for name in names}
+    sizes = np.array([len(m) for m in members])
+    for _ in range(resamples):
+        chosen = rng.integers(0, point.n_items, size=point.n_items)
+        rows = np.concatenate([members[i] for i in chosen])
+        new_items = np.repeat(np.arange(point.n_items), sizes[chosen])
+        if len(rows) == point.n_items:
+            continue  # every drawn item has one value: no split
+        # a drawn item's samples are new samples: number them by (draw, sample)
+        _, new_samples = np.unique(new_items * point.n_samples + sample_codes[rows],
+                                   return_inverse=True)
+        split = _estimate(y[rows], new_items, new_samples.ravel())
+        shares = split.shares()
+        if shares["items"] is None:
+            continue
+        shares["reliability"] = shares["items"]
+        for name in names:
+            share = shares[name]
+            if share is not None:
+                draws[name].append(float(share))
+    tail = (1 - confidence) / 2 * 100
+    point_shares = {**point.shares(), "reliability": point.reliability}
+    return {name: None if point_shares[name] is None or not draws[name] else
+            (float(np.percentile(draws[name], tail)), float(np.percentile(draws[name], 100 - tail)))
+            for name in names}
 
 
 def noise_floor(split: VarianceSplit, *, n_items: int, confidence: float = 0.95) -> float:

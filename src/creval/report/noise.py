@@ -20,7 +20,8 @@ EXPLAIN = (
     "Shares of each measure's variance: items (which item it is), samples (which answer the "
     "model drew for the item) and judge (which verdict the judge gave that answer); '-' where "
     "the run did not repeat that level (its noise is then in the level above). Reliability is "
-    "the correlation of two independent draws of one item (ICC(1), test-retest). Floor: two "
+    "the correlation of two independent draws of one item (ICC(1), test-retest), with its 95% "
+    "interval from resampling the items. Floor: two "
     "runs of this model over these items, one draw per item each, differ by less than this "
     "95% of the time from sampling and judging alone; a difference between models smaller "
     "than the floor is not distinguishable from noise."
@@ -36,7 +37,11 @@ def noise_rows(scores: Scores) -> list[dict[str, Any]]:
         if "error" in entry:
             rows.append({"measure": measure, "items": None, "note": entry["error"]})
             continue
-        rows.append({"measure": measure, **{c: entry.get(c) for c in COLUMNS[1:]}})
+        row = {"measure": measure, **{c: entry.get(c) for c in COLUMNS[1:]}}
+        interval = (entry.get("interval") or {}).get("reliability")
+        if interval:
+            row["reliability"] = f"{entry['reliability']:.2f} [{interval[0]:.2f}, {interval[1]:.2f}]"
+        rows.append(row)
     return rows
 
 

@@ -63,7 +63,7 @@ class SAT(Benchmark[SATOptions]):
         template = self._prompt(options)
         source = options.prompt_file or f"sat_{options.lang}"
         length = options.length or DEFAULT_LENGTH[options.lang]
-        units = []
+        units: list[Unit] = []
         for story in self._stories(options):
             prompt = format_prompt(template, source, story=story.story, length=length)
             request = GenerateRequest.chat(
