@@ -92,16 +92,19 @@ def test_dat_repeats_resume_a_plain_run_and_split_its_variance(tmp_path: Path) -
 def test_sat_repeats_from_python(tmp_path: Path) -> None:
     import creval as api
 
-    result = api.evaluate("sat", model="local", limit=3, repeats=2, max_tokens=40,
+    result = api.evaluate("sat", model="local", limit=2, repeats=2, max_tokens=24,
                           out=tmp_path / "sat")
     scores = result["sat"].scores
-    assert scores.units.total == 6 and scores.headline["stories"] == 6
+    assert scores.units.total == 4 and scores.headline["stories"] == 4
     noise = scores.noise["sat_mean"]
-    assert noise["judge"] is None and noise["n_items"] == 3 and noise["n_samples"] == 6
+    assert noise["judge"] is None and noise["n_items"] == 2 and noise["n_samples"] == 4
     assert noise["samples"] is not None and noise["samples"] + noise["items"] == pytest.approx(1.0, abs=1e-5)
+    frame = result["sat"].run().noise_df()
+    assert list(frame["measure"]) == ["sat_mean"] and frame["reliability_low"].iloc[0] <= noise["reliability"]
+    assert "repeat" in result["sat"].run().samples_df().columns
     keys = [r["key"] for r in _records(tmp_path / "sat")]
     plain = [k for k in keys if "~r" not in k]
-    assert len(plain) == 3 and sorted(keys) == sorted([*plain, *(f"{k}~r1" for k in plain)])
+    assert len(plain) == 2 and sorted(keys) == sorted([*plain, *(f"{k}~r1" for k in plain)])
 
 
 @pytest.mark.slow
@@ -116,23 +119,23 @@ def test_ttct_repeats_ask_the_judge_again_with_seeds_of_their_own(tmp_path: Path
     judge = ChatServer(reply=reply)
     try:
         done = creval("run", "ttct", "--model", "local", "--judge", "openai:judge",
-                      "--judge-base-url", judge.url, "--limit", "3", "--answers", "2",
+                      "--judge-base-url", judge.url, "--limit", "2", "--answers", "2",
                       "--repeats", "2", "--max-tokens", "24", "--out", str(tmp_path),
                       "--no-progress")
     finally:
         judge.close()
     assert done.returncode == 0, done.stderr
-    # repeat 0: one verdict per answer (3 x 2); repeat 1: two per answer (3 x 2 x 2)
-    assert judge.seen == 6 + 12
+    # repeat 0: one verdict per answer (2 x 2); repeat 1: two per answer (2 x 2 x 2)
+    assert judge.seen == 4 + 8
     assert sorted({b["seed"] for b in judge.bodies}) == [0, 2, 3]
     scores = json.loads((tmp_path / "scores.json").read_text())
-    assert scores["headline"]["parsed"] == 12  # the headline takes the first verdicts only
+    assert scores["headline"]["parsed"] == 8  # the headline takes the first verdicts only
     originality = scores["noise"]["originality"]
-    assert originality["judge"] > 0 and originality["n_values"] == 18
+    assert originality["judge"] > 0 and originality["n_values"] == 12
     assert scores["noise"]["fluency"]["judge"] == 0.0  # the judge gives it from the answer alone
     records = _records(tmp_path)
     again = [r for r in records if r["key"].endswith("~r1")]
-    assert len(again) == 3 and all(len(r["output"]["judgements_again"]) == 2 for r in again)
+    assert len(again) == 2 and all(len(r["output"]["judgements_again"]) == 2 for r in again)
 
 
 def test_profile_repeats_reach_the_benchmarks_that_repeat(tmp_path: Path) -> None:
