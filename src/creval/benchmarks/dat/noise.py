@@ -43,7 +43,8 @@ def dat_noise(scores: Scores, records: list[Record], options: DATOptions) -> Sco
     model = _model_retest(observations)
     if model is not None:
         entry["retest"] = model
-    people, note = people_retest(getattr(options, "people", None))
+    # Olson's people answered in English
+    people, note = people_retest(getattr(options, "people", None)) if options.lang == "en" else (None, None)
     if people is not None:
         entry["people_retest"] = people
     notes = [note] if note else []
