@@ -177,3 +177,37 @@ def test_compare_marks_differences_below_the_floor() -> None:
     assert verdicts[("a", "b")] == (pytest.approx(1.959964 * 0.0002 ** 0.5, abs=1e-6), "within noise")
     assert verdicts[("a", "c")][1] == "beyond noise"
     assert ("b", "c") not in verdicts  # neither measured its noise
+
+
+def test_profile_dat_with_repeats_shows_the_floor(tmp_path: Path) -> None:
+    people = shared_data_path("dat-humans")
+    lists = released_lists(people)
+    server = ChatServer(reply=lambda body: (200, lists[random.Random(int(body["seed"])).randrange(len(lists))]))
+    try:
+        done = creval("profile", "--model", "openai:gpt-4-released", "--base-url", server.url,
+                      "--size", "smoke", "--only", "dat", "--set", "dat.trials=6", "--repeats",
+                      "2", "--out", str(tmp_path), "--no-progress")
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    assert server.seen == 12
+    document = json.loads((tmp_path / "profile.json").read_text())
+    [measure] = [m for f in document["families"] for m in f["measurements"] if m["key"] == "dat_mean"]
+    assert measure["noise"]["repeats"] == 2 and measure["noise"]["floor"] > 0
+    assert "Noise floor" in (tmp_path / "profile.md").read_text()
+    assert "Noise floor" in (tmp_path / "profile.html").read_text()
+
+
+def test_profile_noise_names_the_published_models_within_the_floor() -> None:
+    from creval.records import Scores
+    from creval.report.noise import noise_sentence, profile_noise
+
+    scores = Scores(headline={"mean": 3.0}, noise={"mean": {"floor": 0.2, "repeats": 2,
+                                                            "reliability": 0.4, "items": 0.4}})
+    refs = [{"subject": "a", "value": 3.1, "comparable": True},
+            {"subject": "b", "value": 3.5, "comparable": True},
+            {"subject": "c", "value": 3.0, "comparable": False}]
+    noise = profile_noise(scores, "mean", refs)
+    assert noise is not None and noise["within_noise"] == ["a"] and noise["placed"] == 2
+    assert noise_sentence(noise).endswith("not distinguishable from a.")
+    assert profile_noise(Scores(headline={"mean": 3.0}), "mean", refs) is None

@@ -144,3 +144,37 @@ def compare_noise_markdown(runs: Sequence[Run], table: Table) -> str:
     return ("## Noise floor\n\nDifferences (a minus b) against the noise of sampling and "
             "judging measured by `--repeats` (95%): 'within noise' means the runs are not "
             "distinguishable by this measure.\n\n" + table(rows))
+
+
+def profile_noise(scores: Scores, key: str, refs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A profile measurement's noise (its run had ``--repeats``): the floor, the shares and
+    the reliability, and the published models (comparable ones only) whose value differs
+    from this model's by less than the floor (``within_noise``: not distinguishable). None
+    without a split."""
+    entry = scores.noise.get(key)
+    value = scores.headline.get(key)
+    if not entry or "error" in entry or not isinstance(value, int | float):
+        return None
+    floor = float(entry["floor"])
+    placed = [r for r in refs if r.get("comparable") and isinstance(r.get("value"), int | float)]
+    within = [r["subject"] for r in placed if abs(float(value) - r["value"]) < floor]
+    return {"floor": floor, "repeats": entry.get("repeats"), "reliability": entry.get("reliability"),
+            **{k: entry.get(k) for k in ("items", "samples", "judge")}, "placed": len(placed),
+            "within_noise": within}
+
+
+def noise_sentence(noise: dict[str, Any] | None) -> str:
+    """One line for a profile page about a measurement's noise floor ("" without one).
+
+    >>> noise_sentence({"floor": 2.4, "repeats": 3, "reliability": 0.19, "placed": 2,
+    ...                 "within_noise": ["gpt-4"]})
+    'Noise floor 2.4 (3 repeats; reliability 0.19): not distinguishable from gpt-4.'
+    """
+    if not noise:
+        return ""
+    within = noise["within_noise"]
+    tail = (f"not distinguishable from {', '.join(within)}" if within
+            else "every published model placed beside it differs by more" if noise.get("placed")
+            else "no published model is placed beside it")
+    return (f"Noise floor {noise['floor']:.3g} ({noise['repeats']} repeats; reliability "
+            f"{noise['reliability']:.2f}): {tail}.")
