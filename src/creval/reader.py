@@ -141,6 +141,21 @@ class Run:
         pd = _pandas()
         return pd.DataFrame([self._scores_row()])
 
+    def noise_df(self) -> pd.DataFrame:
+        """A run with ``--repeats``: one row per measure with the shares of its variance
+        (``items``, ``samples``, ``judge``), the ``reliability`` and its interval, and the
+        noise ``floor`` (``scores.noise``); no rows without repeats."""
+        return _pandas().DataFrame(self._noise_rows())
+
+    def _noise_rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for measure, entry in (self.scores.noise if self.scores is not None else {}).items():
+            interval = (entry.get("interval") or {}).get("reliability") or [None, None]
+            rows.append({"run": str(self.path), "benchmark": self.benchmark, "model": self.model,
+                         "measure": measure, **{k: v for k, v in entry.items() if _scalar(v)},
+                         "reliability_low": interval[0], "reliability_high": interval[1]})
+        return rows
+
     def _scores_row(self) -> dict[str, Any]:
         row: dict[str, Any] = {"run": str(self.path), "benchmark": self.benchmark,
                                "model": self.model}
@@ -160,6 +175,10 @@ class Runs(list[Run]):
 
     def scores_df(self) -> pd.DataFrame:
         return _pandas().DataFrame([run._scores_row() for run in self])
+
+    def noise_df(self) -> pd.DataFrame:
+        """Every run's :meth:`Run.noise_df`, stacked."""
+        return _pandas().DataFrame([row for run in self for row in run._noise_rows()])
 
 
 def read_run(path: str | Path) -> Run:

@@ -49,6 +49,7 @@ def profile(
     plan: PlanFlag = False,
     price: PriceFlags = None,
     prices: PriceFile = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct and jcq: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
     beside published models only where the comparison is valid."""
@@ -60,7 +61,7 @@ def profile(
         _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
               roles=parse_role_flags(role or []), families=family or [], only=only or [],
               options=_overrides(set_option or []), concurrency=concurrency,
-              price=price or [], prices=prices)
+              price=price or [], prices=prices, repeats=repeats)
         return
     result = run_profile(
         model, size=size, out=out, lang=lang, preset=preset, judge=judge,
@@ -68,7 +69,7 @@ def profile(
         options=_overrides(set_option or []), progress=progress, base_url=base_url,
         judge_base_url=judge_base_url, api_key=api_key, threads=threads,
         concurrency=concurrency, timeout=timeout, retries=retries,
-        cache=False if no_cache else (cache or True),
+        cache=False if no_cache else (cache or True), repeats=repeats,
     )
     console = get_console()
     summary = result.document["summary"]
@@ -89,7 +90,7 @@ def profile(
 def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | None,
           judge: str | None, roles: dict[str, str], families: list[str], only: list[str],
           options: dict[str, dict[str, Any]], concurrency: int | None, price: list[str],
-          prices: Path | None) -> None:
+          prices: Path | None, repeats: int = 1) -> None:
     """``creval profile --plan``: the battery's requests, tokens, time and cost, unsent."""
     from creval.cli.plan import show_plan
     from creval.evaluation.cost import parse_prices, plan_costs
@@ -97,7 +98,7 @@ def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | N
 
     request = ProfileRequest(model=model, size=size, lang=lang, preset=preset, judge=judge,
                              roles=roles, families=tuple(families), only=tuple(only),
-                             overrides=options)
+                             overrides=options, repeats=repeats)
     root = out or default_out(request)
     planned = plan_profile(request, root)
     costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,

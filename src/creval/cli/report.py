@@ -72,6 +72,11 @@ def compare(
     if not boards:
         raise CrevalError("None of these runs has scores yet: run `creval run` into them first.")
     typer.echo(to_markdown(boards))
+    from creval.report.markdown import markdown_table
+    from creval.report.noise import compare_noise_markdown
+
+    if floors := compare_noise_markdown(read_runs(run_dirs), markdown_table):  # --repeats runs
+        typer.echo("\n" + floors)
     if csv is not None:
         csv.write_text(to_csv(boards), encoding="utf-8")
     if html is not None:

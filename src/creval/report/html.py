@@ -202,6 +202,9 @@ def _scores(scores: Scores) -> str:
     notes = [n for n in scores.notes if n]
     if notes:
         out.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
+    from creval.report.noise import noise_html
+
+    out.append(noise_html(scores, html_table))  # --repeats: the variance split
     return "".join(out)
 
 
