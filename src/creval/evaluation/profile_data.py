@@ -172,6 +172,8 @@ def _gap(benchmark: str, key: str) -> float | None:
 
 def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, Any]:
     """One measure of one run: value, interval, place among published values, weaknesses."""
+    from creval.report.noise import profile_noise
+
     scores = run.scores or Scores()
     key = resolve_key(measure, scores)
     value = _number(scores.headline.get(key))
@@ -192,6 +194,7 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, An
         + _weak(planned.member.benchmark, key, scores, n),
         "references": refs,
         "conditions": {k: v for k, v in cond.items() if k != "options"},
+        "noise": profile_noise(scores, key, refs),  # --repeats: the noise floor
     }
 
 
