@@ -70,13 +70,18 @@ def people_retest(folder: str | None) -> tuple[dict[str, Any] | None, str | None
     """Study 1C's test-retest (50 people, two weeks apart; the official scorer's scores), or
     None and a note saying how to get it."""
     from creval.benchmarks.dat.humans import read_retest, resolve_people_root
+    from creval.errors import CrevalError
     from creval.metrics.variance import retest_reliability
 
-    root = resolve_people_root(folder)
-    if root is None:
-        return None, ("People's test-retest (Olson et al. study 1C) not shown: fetch the data "
-                      "with `creval data fetch dat-humans` or set $CREVAL_DAT_HUMANS.")
-    pairs = read_retest(root)
+    how = ("fetch the data with `creval data fetch dat-humans`, pass --people PATH or set "
+           "$CREVAL_DAT_HUMANS")
+    try:
+        root = resolve_people_root(folder)
+        pairs = read_retest(root) if root is not None else None
+    except CrevalError as exc:  # a wrong folder costs the note, never the run's own scores
+        return None, f"People's test-retest (Olson et al. study 1C) not shown: {exc}"
+    if pairs is None:
+        return None, f"People's test-retest (Olson et al. study 1C) not shown: {how}."
     result = retest_reliability([a for a, _ in pairs], [b for _, b in pairs])
     out: dict[str, Any] = {k: round(v, 6) if isinstance(v, float) else v
                            for k, v in asdict(result).items()}
