@@ -32,6 +32,7 @@ from creval.models import (
     TransientModelError,
     get_model,
 )
+from creval.models.base import ImagePart, Message, TextPart
 from creval.models.openai_backend import OpenAIModel
 
 
@@ -160,6 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
         mode = self.path.strip("/").split("/")[0]
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         body["_mode"] = mode
+        body["_auth"] = self.headers.get("Authorization")
         self.seen.append(body)
         if mode == "ratelimit":
             self._send(429, {"error": {"message": "Rate limit reached"}}, {"Retry-After": "7"})
@@ -176,6 +178,13 @@ class _Handler(BaseHTTPRequestHandler):
             message = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
                        "Use 'max_completion_tokens' instead.")
             self._send(400, {"error": {"message": message, "type": "invalid_request_error"}})
+        elif mode == "plain":  # JSON under another content type, then not JSON at all
+            data = json.dumps(_response(body, 1)).encode() if body.get("seed") != 13 else b"oops"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
         elif mode == "many":
             self._send(200, _response(body, int(body.get("n", 1))))
         else:
@@ -284,6 +293,46 @@ def test_top_up_calls_carry_the_next_seeds(models_scripted_server: str) -> None:
     assert first["messages"] == [{"role": "user", "content": "hi"}]
     assert "logprobs" not in first
     assert [c.usage.input_tokens for c in completions] == [10, 10, 10]
+
+
+def test_the_body_posted_is_the_one_the_sdks_create_sends(models_scripted_server: str) -> None:
+    """The backend posts its parameters without the SDK's per-request transform: the server
+    gets the same body, and the same bearer key, as from ``chat.completions.create``."""
+    from openai import AsyncOpenAI
+
+    url = f"{models_scripted_server}/many/v1"
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    image = Message(role="user", content=[TextPart(text="what is it?"),
+                                          ImagePart(url="data:image/png;base64,AAAA")])
+    requests = [
+        GenerateRequest.chat("hi", system="be brief", n=2, seed=4, stop=("x", "y"),
+                             temperature=0.3, top_p=0.9, logprobs=True, top_logprobs=3),
+        GenerateRequest(messages=(image,), max_tokens=5, response_schema=schema),
+    ]
+    model = _model(url, api_key="sk-test", structured_output="json_schema")
+    for request in requests:
+        _Handler.seen.clear()
+        _generate(model, request)
+        params = {**model.chat_params(request, request.n, request.seed), "max_tokens": request.max_tokens}
+
+        async def by_sdk(params: dict[str, Any] = params) -> None:
+            client = AsyncOpenAI(base_url=url, api_key="sk-test", max_retries=0)
+            try:
+                await client.chat.completions.create(**params)
+            finally:
+                await client.close()
+
+        asyncio.run(by_sdk())
+        ours, sdk = _Handler.seen
+        assert ours == sdk and ours["_auth"] == "Bearer sk-test"
+
+
+def test_an_answer_under_another_content_type(models_scripted_server: str) -> None:
+    model = _model(f"{models_scripted_server}/plain/v1")
+    (completion,) = _generate(model, GenerateRequest.chat("hi", seed=1))
+    assert completion.text == "t0t1" and completion.usage.input_tokens == 10
+    with pytest.raises(ModelError, match="not a JSON object: 'oops'"):
+        _generate(model, GenerateRequest.chat("hi", seed=13))
 
 
 def test_usage_is_split_between_the_choices_of_one_call(models_scripted_server: str) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from creval.models import get_model
-from creval.models.base import Completion, GenerateRequest
+from creval.models.base import Completion, GenerateRequest, ImagePart, Message, TextPart, digest
 from creval.runner import ResponseCache, Runner, RunStore, Unit, UnitContext
-from creval.runner.cache import cache_key
+from creval.runner.cache import cache_key, cache_keys
 
 
 def test_key_changes_with_every_parameter() -> None:
@@ -32,6 +32,28 @@ def test_key_changes_with_every_parameter() -> None:
     assert cache_key(ident, base, 1) != k
     # n and the runner's bookkeeping are not parameters of a sample
     assert cache_key(ident, base.with_n(5, first_sample=3), 0) == k
+
+
+def test_keys_are_those_of_earlier_runs() -> None:
+    """One dump and one shared hash per request (``cache_keys``) give the keys written
+    before: pinned values, computed by the digest of the whole key object."""
+    image = Message(role="user", content=[TextPart(text="é?"),
+                                          ImagePart(url="data:image/png;base64,AA")])
+    requests = [
+        GenerateRequest.chat("Name a colour.", temperature=0.7, seed=1),
+        GenerateRequest(messages=(image,), n=3, stop=("\n",), logprobs=True, top_logprobs=2,
+                        logprob_source="sampling", first_sample=2,
+                        response_schema={"type": "object", "b": [1, {"z": 1, "a": 2}]}),
+    ]
+    ident = {"provider": "openai", "base_url": "http://x/v1", "model": "m"}
+    keys = [cache_key(ident, r, i)[:16] for r in requests for i in (0, 4)]
+    assert keys == ["5b504712f2575a96", "aed311f640aaa259", "d01531e89cd42128", "76f51238d4572a90"]
+    for r in requests:
+        whole = [digest({"model": ident, "params": r.params(), "sample": i,
+                         "messages": [m.model_dump(mode="json") for m in r.messages]})
+                 for i in range(4)]
+        assert cache_keys(ident, r, range(4)) == whole
+        assert cache_keys(ident, r, range(4), dumped=r.model_dump(mode="json")) == whole
 
 
 def test_cache_round_trip(tmp_path: Path) -> None:

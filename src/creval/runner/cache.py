@@ -17,9 +17,11 @@ left. Outside an event loop a put is committed before it returns, as before.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +52,51 @@ def cache_key(model_identity: dict[str, Any], request: GenerateRequest, sample_i
     >>> k0 == cache_key({"provider": "openai"}, r, 0)
     False
     """
-    return digest(
-        {
-            "model": model_identity,
-            "params": request.params(),
-            "messages": [m.model_dump(mode="json") for m in request.messages],
-            "sample": sample_index,
-        }
+    return cache_keys(model_identity, request, [sample_index])[0]
+
+
+#: :func:`creval.models.base.canonical_json`'s encoder, made once
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+#: The fields of a dumped request that are not generation parameters (see ``params()``).
+_NOT_PARAMS = ("messages", "n", "first_sample")
+
+
+def cache_keys(
+    model_identity: dict[str, Any], request: GenerateRequest, samples: Iterable[int],
+    *, dumped: dict[str, Any] | None = None,
+) -> list[str]:
+    """:func:`cache_key` of each of ``samples``, from one dump of ``request`` (``dumped``:
+    ``request.model_dump(mode="json")`` when the caller has it, as the runner has for the
+    record) and one hash of what the samples share.
+
+    The same keys as the digest of ``{"model", "params", "messages", "sample"}``: canonical
+    JSON sorts those keys, so the samples' texts differ only in their ends.
+
+    >>> r = GenerateRequest.chat("hi", stop=("x",), logprobs=True, top_logprobs=2, seed=3)
+    >>> ident = {"provider": "openai", "model": "m"}
+    >>> whole = [digest({"model": ident, "params": r.params(), "sample": i,
+    ...                  "messages": [m.model_dump(mode="json") for m in r.messages]})
+    ...          for i in range(3)]
+    >>> cache_keys(ident, r, range(3)) == whole
+    True
+    """
+    dumped = request.model_dump(mode="json") if dumped is None else dumped
+    params = {k: v for k, v in dumped.items() if k not in _NOT_PARAMS}
+    if request.logprob_source == "model" or not request.logprobs:
+        params.pop("logprob_source", None)
+    if request.response_schema is None:
+        params.pop("response_schema", None)
+    # "sample" sorts last: the text of sample 0 ends in '0}', the rest is what all share
+    whole = _CANONICAL.encode(
+        {"messages": dumped["messages"], "model": model_identity, "params": params, "sample": 0}
     )
+    shared = hashlib.sha256(whole[:-2].encode())
+    keys = []
+    for sample in samples:
+        h = shared.copy()
+        h.update(f"{int(sample)}}}".encode())
+        keys.append(h.hexdigest())
+    return keys
 
 
 def prompt_cache_key(model_identity: dict[str, Any], request: PromptRequest) -> str:

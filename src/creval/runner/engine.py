@@ -21,7 +21,7 @@ from creval.models.base import (
     tally_requests,
 )
 from creval.models.prompt_scoring import SCORING_BACKENDS, PromptRequest, PromptScorer, PromptScores
-from creval.runner.cache import ResponseCache, cache_key, prompt_cache_key
+from creval.runner.cache import ResponseCache, cache_keys, prompt_cache_key
 from creval.runner.counters import Counters
 from creval.runner.progress import Progress
 from creval.runner.store import Record, RunStore
@@ -90,12 +90,13 @@ class UnitContext:
         Sample ``i`` is generated with seed ``request.seed + i`` when the request is seeded,
         so sample ``i`` is the same whether it is asked for alone or in a batch.
         """
-        completions = await self._runner.complete(role, request, first_sample)
+        dumped = request.model_dump(mode="json")  # once: for the cache keys and the record
+        completions = await self._runner.complete(role, request, first_sample, dumped=dumped)
         self.calls.append(
             {
                 "role": role,
                 "model": self._runner.models[role].spec,
-                "request": request.model_dump(mode="json"),
+                "request": dumped,
                 "first_sample": first_sample,
                 "completions": [c.model_dump(mode="json", exclude_none=True) for c in completions],
             }
@@ -175,12 +176,15 @@ class Runner:
         return self._limits[endpoint]
 
     async def complete(
-        self, role: str, request: GenerateRequest, first_sample: int
+        self, role: str, request: GenerateRequest, first_sample: int,
+        *, dumped: dict[str, Any] | None = None,
     ) -> list[Completion]:
+        """Samples of ``request`` from the cache or the model (``dumped``: the request's
+        JSON dump when the caller has it, for the cache keys)."""
         model = self.models[role]
         identity = self._identity(model)[0]
         indices = range(first_sample, first_sample + request.n)
-        keys = [cache_key(identity, request, i) for i in indices]
+        keys = cache_keys(identity, request, indices, dumped=dumped)
         found: dict[int, Completion] = {}
         if self.cache is not None:
             for i, key in zip(indices, keys, strict=True):
@@ -227,9 +231,9 @@ class Runner:
         if len(completions) != request.n:
             self.counters.add(model.spec, errors=1)
             raise UnitFailed(f"{model.spec} returned {len(completions)} of {request.n} samples")
-        usage = sum((c.usage for c in completions), start=completions[0].usage.__class__())
         self.counters.add(
-            model.spec, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
+            model.spec, input_tokens=sum(c.usage.input_tokens for c in completions),
+            output_tokens=sum(c.usage.output_tokens for c in completions),
         )
         if self._progress is not None:
             self._progress.update(self.counters)
