@@ -62,6 +62,7 @@ test: $(STAMP) lint docs
 
 bench: $(STAMP)
 	$(PY) bench/runner_throughput.py
+	$(PY) bench/runner_vs_inspect.py
 	$(PY) bench/rerun_speed.py
 	$(PY) bench/sandbox_overhead.py
 	$(PY) bench/local_logprobs.py
