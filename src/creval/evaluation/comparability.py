@@ -129,8 +129,8 @@ def reasons(protocol: Protocol, run: RunConditions, *, items: int) -> list[str]:
     """Every way ``run`` measured differently from ``protocol``; empty when comparable.
 
     >>> from creval.evaluation.paper_data import DataIdentity
-    >>> p = Protocol("p", "dat", "none", 100, None, "DAT", options={"lang": "ja"})
-    >>> run = RunConditions("dat", DataIdentity("none", ""), options={"lang": "en"})
+    >>> p = Protocol("p", "mytask", "none", 100, None, "a plug-in's task", options={"lang": "ja"})
+    >>> run = RunConditions("mytask", DataIdentity("none", ""), options={"lang": "en"})
     >>> reasons(p, run, items=90)
     ['lang=en, the paper used ja', '90 items behind the value, the paper measured 100']
     """
@@ -234,7 +234,7 @@ def _reported(run: Run) -> dict[str, tuple[str, ...]]:
     return {role: tuple(sorted(ids)) for role, ids in seen.items()}
 
 
-def conditions_of(run: Run) -> RunConditions:
+def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
     """How the run in ``run`` measured, from its manifest, scores and records."""
     manifest = run.manifest
     options = dict(manifest.options)
@@ -245,7 +245,7 @@ def conditions_of(run: Run) -> RunConditions:
     return RunConditions(
         benchmark=manifest.benchmark, data=data,
         judge=None if judge is None else str(judge), judge_reported=reported.get("judge", ()),
-        self_judged=is_self_judged(run.scores or Scores()),
+        self_judged=is_self_judged(scores or run.scores or Scores()),
         roles={r: str(d.get("spec")) for r, d in manifest.roles.items()},
         roles_reported={r: reported.get(r, ()) for r in manifest.roles},
         options=options,
@@ -306,10 +306,12 @@ class Check:
 
 
 def check_measure(run: Run, measure: str, cond: RunConditions | None = None,
-                  refs: Sequence[PaperReferences] | None = None) -> list[Check]:
-    """Every published value of ``measure`` of the run's benchmark, held against the run."""
-    cond = cond or conditions_of(run)
-    scores = run.scores or Scores()
+                  refs: Sequence[PaperReferences] | None = None,
+                  scores: Scores | None = None) -> list[Check]:
+    """Every published value of ``measure`` of the run's benchmark, held against the run
+    (its ``scores``: those given, else the run's ``scores.json``)."""
+    scores = scores or run.scores or Scores()
+    cond = cond or conditions_of(run, scores)
     value = scores.headline.get(measure)
     ours = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
     items = items_behind(run.benchmark, measure, scores)
@@ -332,14 +334,43 @@ def _check(run: Run, ref: Reference, protocol: Protocol, cond: RunConditions,
                  inferred=tuple(inferred_notes(protocol)))
 
 
-def check_run(run: Run, refs: Sequence[PaperReferences] | None = None) -> list[Check]:
+def check_run(run: Run, refs: Sequence[PaperReferences] | None = None,
+              scores: Scores | None = None) -> list[Check]:
     """Every published value of every measure the run has a number for."""
     papers = load_references() if refs is None else refs
-    headline = (run.scores or Scores()).headline
+    scores = scores or run.scores or Scores()
     measures = dict.fromkeys(v.measure for p in papers for v in p.values
-                             if v.benchmark == run.benchmark and v.measure in headline)
-    cond = conditions_of(run)
-    return [c for m in measures for c in check_measure(run, m, cond, papers)]
+                             if v.benchmark == run.benchmark and v.measure in scores.headline)
+    if not measures:
+        return []
+    cond = conditions_of(run, scores)
+    return [c for m in measures for c in check_measure(run, m, cond, papers, scores)]
+
+
+PUBLISHED_SECTION = "Published values of these measures"
+
+
+def with_published_section(run_dir: Path, scores: Scores) -> Scores:
+    """``scores`` with a section placing every published value of every measure the run has
+    (not only a profile's headline ones), for the run's own report; unchanged when no
+    measure of the run has a published value."""
+    checks = check_run(read_run(run_dir), scores=scores)
+    kept = [s for s in scores.sections if s.get("title") != PUBLISHED_SECTION]
+    if not checks:
+        return scores.model_copy(update={"sections": kept})
+    rows = [{"measure": c.measure, "ours": c.ours, "subject": c.subject, "published": c.value,
+             "protocol": c.protocol, "comparable": "yes" if c.comparable else "no",
+             "why not": "; ".join(c.reasons) or "-"} for c in checks]
+    placed = sum(c.comparable for c in checks)
+    text = (f"{placed} of {len(checks)} published value(s) were measured the way this run "
+            "measured and may stand beside its numbers; the others say every difference. "
+            f"`creval references check {run_dir}` gives the same as JSON (see docs/references.md).")
+    inferred = sorted({n for c in checks if c.comparable for n in c.inferred})
+    if inferred:
+        text += " Comparable under protocol values the paper does not print: " + "; ".join(inferred) + "."
+    section = {"title": PUBLISHED_SECTION, "text": text, "rows": rows,
+               "columns": ["measure", "ours", "subject", "published", "protocol", "comparable", "why not"]}
+    return scores.model_copy(update={"sections": [*kept, section]})
 
 
 def run_dirs(path: Path) -> list[Path]:
@@ -368,6 +399,6 @@ def comparable_references(path: str | Path) -> list[Check]:
     return out
 
 
-__all__ = ["NOT_COMPARED", "Check", "RunConditions", "check_measure", "check_run",
+__all__ = ["NOT_COMPARED", "PUBLISHED_SECTION", "Check", "RunConditions", "check_measure", "check_run",
            "comparable_references", "compared_options", "conditions_of", "items_behind",
-           "not_compared", "reasons"]
+           "not_compared", "reasons", "with_published_section"]
