@@ -45,6 +45,8 @@ from creval.report.references import PaperReferences, Protocol, Reference, load_
 NOT_COMPARED: dict[str, str] = {
     "limit": "how many items: the items behind the value are compared with the paper's count",
     "seed": "which random draw, not how it is measured (the papers do not give theirs)",
+    "neocoder.states": "which states are run: the (problem, state) pairs behind the value are "
+                       "compared with the paper's count",
     "dat.trials": "how many trials: the valid trials behind the value are compared with the "
                   "paper's count",
     "entailment_lookup": "which entailment pairs are asked: the same classes either way",

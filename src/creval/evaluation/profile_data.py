@@ -84,10 +84,10 @@ def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int 
     return ci.low, ci.high, len(items), f"bootstrap of the mean over {len(items)} items (95%)"
 
 
-def conditions(run: Run) -> dict[str, Any]:
+def conditions(run: Run, cond: RunConditions | None = None) -> dict[str, Any]:
     """How a run measured, as the profile shows it: benchmark, data (by content), judge and
     the model ids its endpoint reported, roles, self-judging."""
-    cond = conditions_of(run)
+    cond = cond or conditions_of(run)
     return {"benchmark": cond.benchmark, "data": cond.data.shown, "data_kind": cond.data.kind,
             "items": (run.scores or Scores()).units.finished, "judge": cond.judge,
             "judge_reported": list(cond.judge_reported), "self_judged": cond.self_judged,
@@ -139,13 +139,16 @@ def _gap(benchmark: str, key: str, options: dict[str, Any]) -> float | None:
     return None if s is None else s.gap
 
 
-def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, Any]:
-    """One measure of one run: value, interval, place among published values, weaknesses."""
+def measurement(run: Run, planned: PlannedRun, measure: Measure,
+                cond: RunConditions | None = None) -> dict[str, Any]:
+    """One measure of one run: value, interval, place among published values, weaknesses
+    (``cond``: the run's conditions, when the caller has them already)."""
     scores = run.scores or Scores()
+    cond = cond or conditions_of(run)
     key = resolve_key(measure, scores)
     value = _number(scores.headline.get(key))
     low, high, n, how = interval(scores, key)
-    refs = place(run, key)
+    refs = place(run, key, cond)
     chosen = standing_protocols(refs)
     for r in refs:
         r["standing"] = r["comparable"] and r["protocol"] in chosen
@@ -163,7 +166,7 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, An
         + _weak(planned.member.benchmark, key, scores, n, run.manifest.options),
         "references": refs,
         "inferred": sorted({note for r in refs if r["standing"] for note in r["inferred"]}),
-        "conditions": conditions(run),
+        "conditions": conditions(run, cond),
     }
 
 
@@ -195,7 +198,8 @@ def assemble_profile(out: Path, planned: list[PlannedRun], header: dict[str, Any
             continue
         run = read_run(run_dir)
         fam["runs"].append(run_entry(run, p, out))
-        fam["measurements"] += [measurement(run, p, x) for x in p.member.measures]
+        cond = conditions_of(run)
+        fam["measurements"] += [measurement(run, p, x, cond) for x in p.member.measures]
     doc = {"profile_format": PROFILE_FORMAT, "battery_version": BATTERY_VERSION, **header,
            "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "families": list(families.values())}
     doc["summary"] = summarize(doc)
