@@ -24,6 +24,7 @@ from tests_paths import shared_data_path
 from creval.evaluation.paper_data import NEOCODER_SHA256
 
 KEY = {"OPENAI_API_KEY": "sk-test", "HF_HUB_OFFLINE": "1"}
+CAPPED = [False]  # the DAT server answers trial 0 invalidly while set
 NOUNS = ["冷蔵庫", "砂糖", "地図", "傘", "鉛筆", "時計", "山", "猫", "音楽", "椅子", "川", "机",
          "電話", "雲", "魚", "靴", "窓", "花", "鍵", "本"]
 
@@ -77,8 +78,8 @@ def test_dat_ja_options_invalid_trials_and_units(tmp_path: Path) -> None:
 
     def reply(body: dict[str, Any]) -> tuple[int, str]:
         seed = int(body.get("seed") or 0)
-        if seed % 100 < 3:  # trials 0-2 never answer validly: they reach the cap
-            return 200, "cat dog"
+        if CAPPED[0] and seed % 4 == 0:
+            return 200, "cat dog"  # trial 0 of the 4-trial run (samples 0, 4, 8, ...): never valid
         words = [NOUNS[(seed * 7 + i * 3) % len(NOUNS)] for i in range(10)]
         words = list(dict.fromkeys(words)) + [w for w in NOUNS if w not in words]
         if "response_format" in body:
@@ -89,19 +90,21 @@ def test_dat_ja_options_invalid_trials_and_units(tmp_path: Path) -> None:
     prompt.write_text("名詞を{words}個書いてください。\n", encoding="utf-8")
     server = ChatServer(reply=reply)
     try:
+        CAPPED[0] = True
         run("dat", "--lang", "ja", "--model", "openai:w", "--base-url", server.url,
-            "--trials", "100", "--out", str(tmp_path / "cap"))
+            "--trials", "4", "--out", str(tmp_path / "cap"))
+        CAPPED[0] = False
         run("dat", "--lang", "ja", "--model", "openai:w", "--base-url", server.url,
-            "--trials", "5", "--prompt-file", str(prompt), "--words", "5", "--attempts", "1",
+            "--trials", "2", "--prompt-file", str(prompt), "--words", "5", "--attempts", "1",
             "--constrain-answers", "true", "--out", str(tmp_path / "mine"))
         done = creval("profile", "--model", "openai:w", "--base-url", server.url, "--lang", "ja",
-                      "--only", "dat", "--size", "smoke", "--no-progress", "--out",
+                      "--only", "dat", "--size", "smoke", "--set", "dat.trials=4", "--no-progress", "--out",
                       str(tmp_path / "profile"), env=KEY)
     finally:
         server.close()
-    # the trials that reached the cap are invalid: 97 trials behind the value, not 100
+    # the trial that reached the cap is invalid: 3 trials behind the value, not 4
     said = reasons_of(checks(tmp_path / "cap"), "dat-ja")
-    assert "97 items behind the value, the paper measured 100" in said, said
+    assert "3 items behind the value, the paper measured 100" in said, said
     said = reasons_of(checks(tmp_path / "mine"), "dat-ja")
     for reason in ("prompt_file=", "words=5, the paper used 10", "attempts=1, the paper used null or 10",
                    "constrain_answers=true, the paper used false"):
@@ -162,7 +165,7 @@ def test_macgyver_semantic_entropy_options_and_solutions_without_log_probabiliti
     server = ChatServer(reply=lambda body: (200, f"Use the rope, idea {next(steps) % 3}."))
     try:
         run("macgyver", "--model", "openai:w", "--base-url", server.url, "--source", str(sheet),
-            "--subset", "paper300", "--limit", "2", "--n", "10", "--max-steps", "3",
+            "--subset", "paper300", "--limit", "1", "--n", "2", "--max-steps", "1",
             "--judges", "none", "--entailment", "embedding:0.95", "--logprob-source", "sampling",
             "--continuation", "highest_probability", "--single-candidate", "drop",
             "--prompt-file", str(prompt), "--out", str(tmp_path / "run"))
@@ -172,7 +175,7 @@ def test_macgyver_semantic_entropy_options_and_solutions_without_log_probabiliti
     said = reasons_of(found, "macgyver-se")
     for reason in ("logprob_source=sampling, the paper used model",
                    "continuation=highest_probability, the paper used greedy",
-                   "single_candidate=drop, the paper used zero", "max_steps=3, the paper used 10",
+                   "single_candidate=drop, the paper used zero", "max_steps=1, the paper used 10",
                    "prompt_file=", "entailment=embedding:0.95, the paper used hf:"):
         assert any(w.startswith(reason) for w in said), (reason, said)
     # the endpoint gave no log-probabilities: no solution is behind the value
