@@ -23,8 +23,8 @@ from creval.evaluation.comparability import (
     reasons,
 )
 from creval.evaluation.paper_data import NEOCODER_SHA256, DataIdentity, data_identity
-from creval.evaluation.profile_data import standings
 from creval.evaluation.presets import protocol_options
+from creval.evaluation.profile_data import standings
 from creval.records import Scores
 from creval.report.references import Protocol, load_references
 

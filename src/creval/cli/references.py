@@ -131,7 +131,7 @@ def _listing_unless_a_subcommand(listing: Any) -> Any:
 
     own = inspect.signature(listing, eval_str=True)
     context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
-    del callback.__wrapped__  # type: ignore[attr-defined]
+    del callback.__wrapped__
     callback.__signature__ = own.replace(parameters=[context, *own.parameters.values()])  # type: ignore[attr-defined]
     callback.__annotations__ = {"ctx": typer.Context, **listing.__annotations__}
     return callback

@@ -349,32 +349,6 @@ def check_run(run: Run, refs: Sequence[PaperReferences] | None = None,
     return [c for m in measures for c in check_measure(run, m, cond, papers, scores)]
 
 
-PUBLISHED_SECTION = "Published values of these measures"
-
-
-def with_published_section(run_dir: Path, scores: Scores) -> Scores:
-    """``scores`` with a section placing every published value of every measure the run has
-    (not only a profile's headline ones), for the run's own report; unchanged when no
-    measure of the run has a published value."""
-    checks = check_run(read_run(run_dir), scores=scores)
-    kept = [s for s in scores.sections if s.get("title") != PUBLISHED_SECTION]
-    if not checks:
-        return scores.model_copy(update={"sections": kept})
-    rows = [{"measure": c.measure, "ours": c.ours, "subject": c.subject, "published": c.value,
-             "protocol": c.protocol, "comparable": "yes" if c.comparable else "no",
-             "why not": "; ".join(c.reasons) or "-"} for c in checks]
-    placed = sum(c.comparable for c in checks)
-    text = (f"{placed} of {len(checks)} published value(s) were measured the way this run "
-            "measured and may stand beside its numbers; the others say every difference. "
-            f"`creval references check {run_dir}` gives the same as JSON (see docs/references.md).")
-    inferred = sorted({n for c in checks if c.comparable for n in c.inferred})
-    if inferred:
-        text += " Comparable under protocol values the paper does not print: " + "; ".join(inferred) + "."
-    section = {"title": PUBLISHED_SECTION, "text": text, "rows": rows,
-               "columns": ["measure", "ours", "subject", "published", "protocol", "comparable", "why not"]}
-    return scores.model_copy(update={"sections": [*kept, section]})
-
-
 def run_dirs(path: Path) -> list[Path]:
     """``path`` when it is a run directory, else the run directories below it (a profile)."""
     if (path / "manifest.json").is_file():
@@ -401,6 +375,6 @@ def comparable_references(path: str | Path) -> list[Check]:
     return out
 
 
-__all__ = ["NOT_COMPARED", "PUBLISHED_SECTION", "Check", "RunConditions", "check_measure", "check_run",
+__all__ = ["NOT_COMPARED", "Check", "RunConditions", "check_measure", "check_run",
            "comparable_references", "compared_options", "conditions_of", "items_behind",
-           "not_compared", "reasons", "with_published_section"]
+           "not_compared", "reasons"]
