@@ -11,11 +11,18 @@ called, with ``hold``). ``plan`` scripts how each created batch ends, in order:
 * ``half``: every second line fails with HTTP 500 (error file);
 * ``bad``: every second line is refused with HTTP 400 (error file);
 * ``expire``: the batch expires with its first half answered, the rest in no file;
-* ``fail``: the batch fails (no line answered).
+* ``fail``: the batch fails (no line answered);
+* ``refuse``: the batch fails at its first poll, while validating, as OpenAI refuses a batch
+  beyond the enqueued-token limit (no line run).
+
+Batches beyond ``plan`` end as ``then`` says (``ok``; ``then="refuse"`` is a lasting
+refusal).
 
 With ``lose_created=k`` the first k batch creations answer HTTP 500 after creating the
-batch (an answer lost on the way). It counts what it was sent: ``created`` (batches), ``lines`` (lines per batch, in order),
-``chat`` (direct chat-completions requests).
+batch (an answer lost on the way). It counts what it was sent: ``created`` (batches),
+``lines`` (lines per batch, in order), ``times`` (``time.monotonic()`` of each creation),
+``ran`` (lines it ran: answered or failed with an HTTP status) and ``chat`` (direct
+chat-completions requests).
 """
 
 from __future__ import annotations
@@ -57,8 +64,9 @@ class BatchServer:
     """The scripted files and batches endpoints (see the module's text)."""
 
     def __init__(self, plan: list[str] | None = None, *, polls: int = 3, hold: bool = False,
-                 reply: Reply = echo, lose_created: int = 0) -> None:
+                 reply: Reply = echo, lose_created: int = 0, then: str = "ok") -> None:
         self.plan = list(plan or [])
+        self.then = then
         #: how many batch creations answer HTTP 500 although the batch was created
         self.lose_created = lose_created
         self.polls = polls
@@ -68,6 +76,8 @@ class BatchServer:
         self.batches: dict[str, dict[str, Any]] = {}
         self.created = 0
         self.lines: list[int] = []
+        self.times: list[float] = []
+        self.ran = 0
         self.custom_ids: list[list[str]] = []
         self.chat = 0
         self.lock = threading.Lock()
@@ -141,6 +151,7 @@ class BatchServer:
         batch_id = f"batch_{self.created}"
         self.created += 1
         self.lines.append(len(lines))
+        self.times.append(time.monotonic())
         self.custom_ids.append(ids)
         self.batches[batch_id] = {
             "id": batch_id, "object": "batch", "endpoint": params["endpoint"], "errors": None,
@@ -148,7 +159,7 @@ class BatchServer:
             "status": "validating", "output_file_id": None, "error_file_id": None,
             "created_at": int(time.time()), "metadata": params.get("metadata"),
             "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
-            "_lines": lines, "_plan": self.plan.pop(0) if self.plan else "ok", "_polls": 0,
+            "_lines": lines, "_plan": self.plan.pop(0) if self.plan else self.then, "_polls": 0,
         }
         return self._public(batch_id)
 
@@ -157,7 +168,9 @@ class BatchServer:
 
     def _poll(self, batch_id: str) -> dict[str, Any]:
         batch = self.batches[batch_id]
-        if batch["status"] in ("validating", "in_progress"):
+        if batch["status"] == "validating" and batch["_plan"] == "refuse":
+            self._finish(batch)
+        elif batch["status"] in ("validating", "in_progress"):
             batch["_polls"] += 1
             batch["status"] = "in_progress"
             if batch["_polls"] >= self.polls and not self.hold:
@@ -169,8 +182,9 @@ class BatchServer:
         out, err = [], []
         for i, line in enumerate(lines):
             cid = line["custom_id"]
-            if plan == "fail" or (plan == "expire" and i >= len(lines) // 2):
+            if plan in ("fail", "refuse") or (plan == "expire" and i >= len(lines) // 2):
                 continue
+            self.ran += 1
             if plan in ("half", "bad") and i % 2 == 1:
                 code = 500 if plan == "half" else 400
                 message = "scripted server error" if code == 500 else "scripted bad request"
@@ -181,10 +195,14 @@ class BatchServer:
             status, completion = chat_completion(line["body"], self.reply)
             out.append({"id": f"r{i}", "custom_id": cid, "error": None, "response": {
                 "status_code": status, "request_id": f"q{i}", "body": completion}})
-        batch["status"] = {"expire": "expired", "fail": "failed"}.get(plan, "completed")
+        batch["status"] = {"expire": "expired", "fail": "failed", "refuse": "failed"}.get(plan, "completed")
         if plan == "fail":
             batch["errors"] = {"object": "list", "data": [
                 {"code": "scripted", "message": "scripted batch failure", "line": None, "param": None}]}
+        if plan == "refuse":
+            batch["errors"] = {"object": "list", "data": [
+                {"code": "token_limit_exceeded", "line": None, "param": None,
+                 "message": "Enqueued token limit reached for m (scripted)."}]}
         for rows, key in ((out, "output_file_id"), (err, "error_file_id")):
             if rows:
                 file_id = f"file-{len(self.files)}"

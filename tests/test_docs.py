@@ -47,7 +47,7 @@ CASES = [pytest.param(words, id=f"{page.relative_to(REPO)}:{line}")
 def known_options(command: Any, words: list[str]) -> set[str]:
     """Every option ``command`` takes; for ``run``, also those of the benchmarks named."""
     opts = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
-    if command.name == "run":
+    if command.name in ("run", "sweep"):
         from creval.benchmarks.base import get_benchmark, registry
 
         for name in (w for w in words if w in registry()):

@@ -26,34 +26,45 @@ __all__ = [
     "Record",
     "Run",
     "Scores",
+    "compare_published",
     "evaluate",
     "evaluate_async",
     "list_benchmarks",
+    "plan",
     "profile",
     "read_profile",
     "read_run",
     "read_runs",
+    "read_sweep",
+    "sweep",
 ]
 
 _WHERE = {
     "CrevalError": "creval.errors",
     "EvalResult": "creval.evaluation",
+    "compare_published": "creval.evaluation.paired",
     "evaluate": "creval.evaluation",
     "evaluate_async": "creval.evaluation",
     "Manifest": "creval.records",
     "Record": "creval.records",
     "Scores": "creval.records",
+    "plan": "creval.evaluation.cost",
     "profile": "creval.evaluation.profile",
     "read_profile": "creval.reader",
     "Run": "creval.reader",
     "read_run": "creval.reader",
     "read_runs": "creval.reader",
+    "sweep": "creval.evaluation.sweep",
+    "read_sweep": "creval.evaluation.sweep",
 }
 
 if TYPE_CHECKING:
     from creval.errors import CrevalError
     from creval.evaluation.api import EvalResult, evaluate, evaluate_async
+    from creval.evaluation.cost import plan
+    from creval.evaluation.paired import compare_published
     from creval.evaluation.profile import profile
+    from creval.evaluation.sweep import read_sweep, sweep
     from creval.reader import Run, read_profile, read_run, read_runs
     from creval.records import Manifest, Record, Scores
 

@@ -128,10 +128,33 @@ class Run:
                 out[str(ident)] = {k: v for k, v in row.items() if k not in ("key",) and _scalar(v)}
         return out
 
+    def paired_df(self) -> pd.DataFrame:
+        """The run's item-by-item comparisons with published models (``paired.json``, written
+        with the run's reports): one row per published model and measure (``difference`` is
+        published minus this run); empty when none were made."""
+        path = self.path / "paired.json"
+        doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        return _pandas().DataFrame(doc.get("rows", []), columns=list(PAIRED_COLUMNS))
+
     def scores_df(self) -> pd.DataFrame:
         """One row: the run, benchmark, model, its headline metrics and unit counts."""
         pd = _pandas()
         return pd.DataFrame([self._scores_row()])
+
+    def noise_df(self) -> pd.DataFrame:
+        """A run with ``--repeats``: one row per measure with the shares of its variance
+        (``items``, ``samples``, ``judge``), the ``reliability`` and its interval, and the
+        noise ``floor`` (``scores.noise``); no rows without repeats."""
+        return _pandas().DataFrame(self._noise_rows())
+
+    def _noise_rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for measure, entry in (self.scores.noise if self.scores is not None else {}).items():
+            interval = (entry.get("interval") or {}).get("reliability") or [None, None]
+            rows.append({"run": str(self.path), "benchmark": self.benchmark, "model": self.model,
+                         "measure": measure, **{k: v for k, v in entry.items() if _scalar(v)},
+                         "reliability_low": interval[0], "reliability_high": interval[1]})
+        return rows
 
     def _scores_row(self) -> dict[str, Any]:
         row: dict[str, Any] = {"run": str(self.path), "benchmark": self.benchmark,
@@ -152,6 +175,10 @@ class Runs(list[Run]):
 
     def scores_df(self) -> pd.DataFrame:
         return _pandas().DataFrame([run._scores_row() for run in self])
+
+    def noise_df(self) -> pd.DataFrame:
+        """Every run's :meth:`Run.noise_df`, stacked."""
+        return _pandas().DataFrame([row for run in self for row in run._noise_rows()])
 
 
 def read_run(path: str | Path) -> Run:
@@ -183,6 +210,9 @@ def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
 
 
 PROFILE = "profile.json"
+#: Columns of a paired comparison (:mod:`creval.evaluation.paired`).
+PAIRED_COLUMNS = ("benchmark", "subject", "measure", "n", "difference", "low", "high", "p",
+                  "p_holm", "mdd", "verdict", "published", "this")
 #: Columns of :meth:`Profile.df`, one row per measurement.
 PROFILE_COLUMNS = ("model", "size", "family", "benchmark", "key", "kind", "label", "value",
                    "low", "high", "n", "weak", "placed", "not_comparable")
@@ -223,6 +253,12 @@ class Profile:
         """One row per measurement: model, family, benchmark, key, kind, value and its
         interval, items, weaknesses, and how many published values it was placed among."""
         return _pandas().DataFrame(self.rows(), columns=list(PROFILE_COLUMNS))
+
+    def paired_df(self) -> pd.DataFrame:
+        """The profile's item-by-item comparisons with published models, one row per
+        published model and measure, Holm-corrected across the profile."""
+        rows = [r for m in self.measurements() for r in m.get("paired", [])]
+        return _pandas().DataFrame(rows, columns=list(PAIRED_COLUMNS))
 
 
 class Profiles(list[Profile]):

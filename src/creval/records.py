@@ -184,6 +184,10 @@ class Scores(BaseModel):
     #: The per-item values behind a headline metric (metric -> values; the metric is their
     #: mean), for confidence intervals and comparisons across runs.
     per_item: dict[str, list[float | None]] = Field(default_factory=dict)
+    #: A run with repeats (``--repeats K``): per measure, the shares of ``items``,
+    #: ``samples`` and ``judge`` in its variance, the ``reliability`` and the noise
+    #: ``floor`` (see :func:`creval.benchmarks.repeats.noise`); empty without repeats.
+    noise: dict[str, dict[str, Any]] = Field(default_factory=dict)
     units: UnitCounts = Field(default_factory=UnitCounts)
     #: ``this_invocation`` and ``all_invocations`` counters (see ``creval.runner.counters``).
     usage: dict[str, Any] = Field(default_factory=dict)

@@ -104,7 +104,9 @@ def test_a_killed_run_resumes_its_batch_and_pays_once(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert server.created == 1, "the restarted run submitted its requests again"
         resumed = json.loads((out / "scores.json").read_text())["usage"]["this_invocation"]
-        assert totals(resumed)["requests"] == 0, "lines collected from the old batch counted"
+        # the server ran the old batch's lines, and this invocation collected them
+        assert totals(resumed)["requests"] == server.ran == 4
+        assert totals(resumed)["output_tokens"] == 4 * 2
         keys = [r["key"] for r in _records(out)]
         assert sorted(keys) == [f"trial-{i:05d}" for i in range(4)]  # every unit once
         assert all(r["status"] == "ok" for r in _records(out))
@@ -130,8 +132,13 @@ def test_failed_or_expired_lines_go_again_alone(plan: str, tmp_path: Path) -> No
     missing = first[1::2] if plan == "half" else first[2:]
     assert server.lines == [4, 2] and server.custom_ids[1] == missing
     assert result.ok and result.scores.units.finished == 4
-    assert totals(result.scores.usage["this_invocation"])["retries"] == 2
+    usage = totals(result.scores.usage["this_invocation"])
+    assert usage["retries"] == 2
+    # what the server ran: a line answered with HTTP 500 ran, an expired one did not
+    assert usage["requests"] == server.ran == (6 if plan == "half" else 4)
     ledger = read_ledger(tmp_path / "run" / LEDGER)
+    again = [r for r in ledger if r["event"] == "submitted"][1]
+    assert (again["resubmitted"], again["waited"]) == (2, float(POLL))  # one poll's wait
     ends = [(r["batch_id"], r["status"], len(r["failed"])) for r in ledger if r["event"] == "finished"]
     assert ends == [("batch_0", "completed" if plan == "half" else "expired", 2),
                     ("batch_1", "completed", 0)]
@@ -217,10 +224,11 @@ def test_a_failed_batch_is_a_transient_error_with_its_reason(tmp_path: Path) -> 
             await model.aclose()
 
     try:
-        with pytest.raises(TransientModelError, match="batch_0 ended failed.*scripted batch failure"):
+        with pytest.raises(TransientModelError, match="batch_0 ended failed.*scripted batch failure") as caught:
             asyncio.run(main())
     finally:
         server.close()
+    assert "new batch" not in str(caught.value)  # whether it goes again is the runner's call
     assert [r["event"] for r in read_ledger(tmp_path / LEDGER)] == [
         "uploaded", "submitted", "status", "status", "finished"]  # in_progress, then failed
 
@@ -283,3 +291,78 @@ def test_a_batch_whose_creation_answer_was_lost_is_found_not_sent_again(tmp_path
     events = [r["event"] for r in read_ledger(tmp_path / "run" / LEDGER)]
     assert events[:2] == ["uploaded", "submitted"]
     assert read_ledger(tmp_path / "run" / LEDGER)[1].get("recovered") is True
+
+
+# --- what a user sees while batches run, and what is counted ----------------------------------
+
+def _cli_args(server: BatchServer, out: Path, *extra: str, trials: int = 4) -> list[str]:
+    return ["run", "dat", "--model", "openai:m", "--base-url", server.url, "--api-key", "x",
+            "--trials", str(trials), "--batch", "--batch-poll", POLL, "--no-cache",
+            "--out", str(out), *extra]  # fmt: skip
+
+
+def test_each_batch_is_shown_as_it_changes_without_a_terminal(tmp_path: Path) -> None:
+    server = BatchServer(["expire"])
+    try:
+        done = creval(*_cli_args(server, tmp_path / "run"))  # progress on; stderr no terminal
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    said = [line.strip() for line in done.stderr.splitlines()]
+    expected = [
+        "openai:m: batch batch_0 submitted, 4 lines",
+        "openai:m: batch batch_0 in_progress, 0 of 4 lines done, 0 failed",
+        "openai:m: batch batch_0 expired, 2 of 4 lines done, 0 failed",
+        "openai:m: batch batch_0 ended expired: 2 of 4 lines answered",
+        f"openai:m: batch batch_1 submitted, 2 lines (2 sent again after a {POLL} s wait)",
+        "openai:m: batch batch_1 ended completed: 2 of 2 lines answered",
+    ]
+    assert [line for line in said if line in expected] == expected, done.stderr
+    usage = json.loads((tmp_path / "run" / "scores.json").read_text())["usage"]["this_invocation"]
+    assert totals(usage)["requests"] == server.ran == 4  # 2 of the expired batch, 2 again
+
+
+def test_a_lasting_refusal_counts_no_request_and_waits_longer_each_time(tmp_path: Path) -> None:
+    server = BatchServer(then="refuse")  # every batch refused at validation
+    out = tmp_path / "run"
+    try:
+        done = creval(*_cli_args(server, out, "--retries", "4", trials=2))
+    finally:
+        server.close()
+    assert done.returncode == 1  # the units failed
+    assert server.created == 4 and server.lines == [2, 2, 2, 2] and server.ran == 0
+    usage = totals(json.loads((out / "scores.json").read_text())["usage"]["this_invocation"])
+    assert usage["requests"] == 0 and usage["retries"] == 2 * 3
+    submitted = [r for r in read_ledger(out / LEDGER) if r["event"] == "submitted"]
+    waits = [r.get("waited", 0.0) for r in submitted]
+    poll = float(POLL)
+    assert waits == [0.0, poll, 2 * poll, 4 * poll]  # before each resubmission, twice as long
+    gaps = [b - a for a, b in zip(server.times, server.times[1:], strict=False)]
+    assert all(gap >= wait for gap, wait in zip(gaps, waits[1:], strict=True)), (gaps, waits)
+    errors = [json.loads(line)["error"] for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(errors) == 2
+    for error in errors:  # the last word is true: the batch that ended it, and why
+        assert "batch batch_3 ended failed without this request's answer" in error
+        assert "Enqueued token limit reached" in error and "new batch" not in error
+    assert "openai:m: batch batch_3 ended failed: 0 of 2 lines answered" in done.stderr
+
+
+def test_the_wait_before_a_resubmission_has_a_cap(tmp_path: Path) -> None:
+    server = BatchServer(then="refuse")
+    model = _batch_model(server, batch_ledger=tmp_path / LEDGER)
+    model.backoff_cap_polls = 2
+
+    async def main() -> None:
+        try:
+            for _ in range(4):  # as the runner retries a transient error at once
+                with pytest.raises(TransientModelError):
+                    await model.generate(GenerateRequest.chat("hi"))
+        finally:
+            await model.aclose()
+
+    try:
+        asyncio.run(main())
+    finally:
+        server.close()
+    waits = [r.get("waited") for r in read_ledger(tmp_path / LEDGER) if r["event"] == "submitted"]
+    assert waits == [None, 0.02, 0.04, 0.04]  # poll 0.02: 1, 2, then at most 2 polls

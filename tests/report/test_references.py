@@ -89,7 +89,7 @@ def test_jcq_values_from_the_released_judgements_match_the_computed_aggregates()
 
 def test_references_for_gives_each_value_with_its_protocol() -> None:
     found = references_for("jcq", "mean")
-    assert {p.id for _, p in found} == {"jcq-paper", "jcq-released-judgements"}
+    assert {p.id for _, p in found} == {"jcq-paper", "jcq-released-judgements", "jcq-dat-trained"}
     table3 = {r.subject: r.value for r, p in found if p.id == "jcq-paper"}
     assert table3 == {"GPT-4o": 3.64, "Claude 3.5 Sonnet": 3.48, "calm3-22b": 3.76,
                       "llm-jp-3-13b": 3.41, "Swallow-8B": 3.12}

@@ -77,6 +77,13 @@ class Benchmark(ABC, Generic[OptionsT]):
         hint = cls.renamed_options.get(name)
         return None if hint is None else f"--{name.replace('_', '-')} is gone from {cls.name}: {hint}"
 
+    def plan_answer(self, options: OptionsT, role: str) -> str | None:
+        """A well-formed answer of ``role`` for a cost plan (``--plan``), which drives the
+        units with stand-in answers: a benchmark whose units ask again after a malformed
+        answer (DAT's attempts) gives one here, so that the plan counts the requests of a
+        model that answers as asked. None (the default): text of ``max_tokens`` length."""
+        return None
+
     def prompts(self, options: OptionsT) -> dict[str, str]:
         """The prompt templates the units send, by the name under which a run records their
         digest (``{"prompt": template}``). A run resumes only with the same templates, and a

@@ -1,6 +1,6 @@
 """The ``creval`` command line: one module per command group, registered on :data:`app`.
 
-``run`` (``list``, ``run``), ``profile``, ``report`` (``report``, ``compare``, ``correlate``,
+``run`` (``list``, ``run``), ``profile``, ``sweep``, ``report`` (``report``, ``compare``, ``correlate``,
 ``agreement``), ``score``, ``analyze``, ``index``, ``data``, ``play``, ``train``, ``sandbox``
 and ``novelty``; what they share (error handling, options, roles) is in ``_common``. The
 commands call :mod:`creval.evaluation` and the layers below; nothing imports this package.
@@ -35,6 +35,7 @@ def _register_subcommands() -> None:
     from creval.cli.references import references_app
     from creval.cli.sandbox import sandbox_app
     from creval.cli.score import score_app
+    from creval.cli.sweep import sweep_command
     from creval.cli.train import train_app
 
     app.command("list")(run.list_benchmarks)
@@ -42,6 +43,9 @@ def _register_subcommands() -> None:
         "allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": [],
     })(run.run)
     app.command("profile")(profile)
+    app.command("sweep", context_settings={
+        "allow_extra_args": True, "ignore_unknown_options": True,
+    })(sweep_command)
     app.command("report")(report.report)
     app.command("compare")(report.compare)
     app.command("correlate")(report.correlate)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from creval.cli._common import CacheFile, NoCache, get_console
+from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
 
@@ -45,6 +46,10 @@ def profile(
     cache: CacheFile = None,
     no_cache: NoCache = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar per run.")] = True,
+    plan: PlanFlag = False,
+    price: PriceFlags = None,
+    prices: PriceFile = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct and jcq: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
     beside published models only where the comparison is valid."""
@@ -52,13 +57,19 @@ def profile(
     from creval.evaluation.roles import parse_role_flags
     from creval.runner.counters import totals
 
+    if plan:
+        _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
+              roles=parse_role_flags(role or []), families=family or [], only=only or [],
+              options=_overrides(set_option or []), concurrency=concurrency,
+              price=price or [], prices=prices, repeats=repeats)
+        return
     result = run_profile(
         model, size=size, out=out, lang=lang, preset=preset, judge=judge,
         roles=parse_role_flags(role or []), families=family or None, only=only or None,
         options=_overrides(set_option or []), progress=progress, base_url=base_url,
         judge_base_url=judge_base_url, api_key=api_key, threads=threads,
         concurrency=concurrency, timeout=timeout, retries=retries,
-        cache=False if no_cache else (cache or True),
+        cache=False if no_cache else (cache or True), repeats=repeats,
     )
     console = get_console()
     summary = result.document["summary"]
@@ -74,3 +85,22 @@ def profile(
                   soft_wrap=True)
     if not result.ok:
         raise typer.Exit(1)
+
+
+def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | None,
+          judge: str | None, roles: dict[str, str], families: list[str], only: list[str],
+          options: dict[str, dict[str, Any]], concurrency: int | None, price: list[str],
+          prices: Path | None, repeats: int = 1) -> None:
+    """``creval profile --plan``: the battery's requests, tokens, time and cost, unsent."""
+    from creval.cli.plan import show_plan
+    from creval.evaluation.cost import parse_prices, plan_costs
+    from creval.evaluation.profile import ProfileRequest, default_out, plan_profile
+
+    request = ProfileRequest(model=model, size=size, lang=lang, preset=preset, judge=judge,
+                             roles=roles, families=tuple(families), only=tuple(only),
+                             overrides=options, repeats=repeats)
+    root = out or default_out(request)
+    planned = plan_profile(request, root)
+    costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,
+                       concurrency=concurrency, prices=parse_prices(price, prices))
+    show_plan(costs, root / "plan.json")

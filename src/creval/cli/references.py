@@ -51,10 +51,26 @@ def _row(paper: Any, value: Any) -> dict[str, Any]:
             "protocol_description": protocol.description}
 
 
+def _listing_console() -> Any:
+    """The console of the listing: fitted to a terminal; whole lines (no name cut to a width)
+    when the output is a pipe or a file, so that grep, cut or a pager see every name."""
+    console = get_console()
+    if console.is_terminal:
+        return console
+    from rich.console import Console
+
+    return Console(highlight=False, emoji=False, width=WHOLE_LINES, color_system=None)
+
+
+#: The console width of a listing that is not printed to a terminal: wider than any row, so
+#: that nothing is cut or wrapped (a table is as wide as its longest row, never this wide).
+WHOLE_LINES = 100_000
+
+
 def _print_tables(rows: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
-    console = get_console()
+    console = _listing_console()
     for paper in dict.fromkeys(r["paper"] for r in rows):
         mine = [r for r in rows if r["paper"] == paper]
         console.print(f"[bold]seed {mine[0]['seed']}[/]: {paper}")

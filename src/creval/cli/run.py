@@ -18,6 +18,7 @@ from creval.cli._common import (
     role_values,
     roles_table,
 )
+from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def run(
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
     batch: Annotated[bool, typer.Option("--batch", help="openai: models: send the requests through the OpenAI Batch API (half the price, answers within 24 h); the batches are recorded in --out, and the same command resumes them.")] = False,
-    batch_poll: Annotated[float, typer.Option(help="With --batch: seconds between polls of a submitted batch.")] = 30.0,
+    batch_poll: Annotated[float, typer.Option(help="With --batch: seconds between polls of a submitted batch; lines a batch did not answer go again after 1, 2, 4... polls (at most 16).")] = 30.0,
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
     cache: CacheFile = None,
     no_cache: NoCache = False,
@@ -78,6 +79,9 @@ def run(
     ray_address: Annotated[str | None, typer.Option(help="Ray cluster to use with --executor ray (default: $RAY_ADDRESS, else a local Ray started for the run).")] = None,
     workers: Annotated[int | None, typer.Option(help="Ray workers to use at once (default: the cluster's CPUs).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List every unit's first prompt; call no model, write nothing.")] = False,
+    plan: PlanFlag = False,
+    price: PriceFlags = None,
+    prices: PriceFile = None,
     show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
 ) -> None:
     """Run benchmarks against a model, resuming what an earlier run in --out finished.
@@ -104,6 +108,15 @@ def run(
                      roles=roles, role_urls=role_urls)  # bad input stops here
     if dry_run:
         _print_dry_run([g.plan for g in grid])
+        return
+    if plan:
+        from creval.cli.plan import show_plan
+        from creval.evaluation.cost import parse_prices, plan_costs
+        from creval.evaluation.plans import slug
+
+        costs = plan_costs([(g.model, g.plan) for g in grid], judge=judge, roles=roles,
+                           concurrency=concurrency, prices=parse_prices(price or [], prices))
+        show_plan(costs, (out or Path("runs") / slug(models[0])) / "plan.json")
         return
     if executor not in ("local", "ray"):
         raise CrevalError(f"--executor takes local or ray, not {executor!r}.")

@@ -81,6 +81,9 @@ class DataIdentity:
     kind: Kind
     #: What to show: the value of the option, and its digest when it was read.
     shown: str
+    #: What the content is, to tell two runs' data apart: the file's sha256, ``paper`` for
+    #: the paper's folder, else the kind and what was named.
+    key: str = ""
 
 
 def sha256_file(path: Path) -> str:
@@ -100,33 +103,33 @@ def data_identity(benchmark: str, value: Any) -> DataIdentity:
     """
     data = PAPER_DATA.get(benchmark)
     if data is None:
-        return DataIdentity("none", "no item set")
+        return DataIdentity("none", "no item set", "none")
     if value in (None, ""):
-        return DataIdentity("starter", "the starter set")
+        return DataIdentity("starter", "the starter set", "starter")
     text = str(value)
     if text in data.named:
         path = data.named[text]()
         if not path.is_file():
             return DataIdentity("missing", f"{text!r} (its download is not in this machine's "
-                                "cache, so its content cannot be checked)")
+                                "cache, so its content cannot be checked)", f"missing:{text}")
         return _file_identity(data, path, shown=text)
     path = Path(text)
     if path.is_file():
         return _file_identity(data, path, shown=text)
     if path.is_dir():
         return _folder_identity(data, path)
-    return DataIdentity("missing", f"{text} (not there to read)")
+    return DataIdentity("missing", f"{text} (not there to read)", f"missing:{text}")
 
 
 def _file_identity(data: PaperData, path: Path, *, shown: str) -> DataIdentity:
     digest = sha256_file(path)
     kind: Kind = "paper" if digest in data.files else "other"
-    return DataIdentity(kind, f"{shown} (sha256 {digest[:16]})")
+    return DataIdentity(kind, f"{shown} (sha256 {digest[:16]})", digest)
 
 
 def _folder_identity(data: PaperData, folder: Path) -> DataIdentity:
     if not data.folder:
-        return DataIdentity("other", f"{folder} (a folder)")
+        return DataIdentity("other", f"{folder} (a folder)", f"folder:{folder.resolve()}")
     differing = []
     for name, want in data.folder.items():
         file = folder / name
@@ -135,5 +138,5 @@ def _folder_identity(data: PaperData, folder: Path) -> DataIdentity:
         elif sha256_file(file) != want:
             differing.append(f"{name} differs")
     if differing:
-        return DataIdentity("other", f"{folder} ({', '.join(differing)})")
-    return DataIdentity("paper", f"{folder} (every file with the paper's sha256)")
+        return DataIdentity("other", f"{folder} ({', '.join(differing)})", f"folder:{folder.resolve()}")
+    return DataIdentity("paper", f"{folder} (every file with the paper's sha256)", "paper")

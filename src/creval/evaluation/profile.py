@@ -43,6 +43,8 @@ class ProfileRequest:
     only: tuple[str, ...] = ()
     #: Options per benchmark that replace the battery's (``{"dat": {"trials": 10}}``).
     overrides: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    #: Independent samples per item of the benchmarks that can repeat (``--repeats``).
+    repeats: int = 1
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ def _replay_root(model: str) -> Path | None:
 def plan_profile(request: ProfileRequest, out: Path) -> list[tuple[PlannedRun, Plan]]:
     """Every run of the profile with validated options; bad input stops here."""
     from creval.benchmarks.base import get_benchmark
+    from creval.benchmarks.repeats import RepeatOptions
 
     planned = battery(request.size, lang=request.lang, families=list(request.families) or None,
                       only=list(request.only) or None)
@@ -94,8 +97,10 @@ def plan_profile(request: ProfileRequest, out: Path) -> list[tuple[PlannedRun, P
                 raise CrevalError(f"{replay} has no run of {name} to replay; profile it with "
                                   "the same --size and --lang first.")
             model = f"replay:{replay / name}"
-        options = {**p.options, **request.overrides.get(name, {})}
         bench = get_benchmark(name)
+        # lotbench's own repeats (games per sample) is another option of the same name
+        repeats = {"repeats": request.repeats} if issubclass(bench.Options, RepeatOptions) else {}
+        options = {**p.options, **repeats, **request.overrides.get(name, {})}
         roles = {r: s for r, s in request.roles.items() if r in bench.extra_roles}
         [plan] = plan_runs([name], options, out / name, model, preset=request.preset,
                            judge=request.judge, roles=roles)
@@ -179,6 +184,9 @@ def write_profile(out: Path) -> dict[str, Any]:
                       only=sorted({r["benchmark"] for r in manifest["runs"]}))
     header = {k: manifest.get(k) for k in ("size", "lang", "model", "preset", "judge", "roles")}
     document = assemble_profile(out, planned, header)
+    from creval.evaluation.paired import attach_paired
+
+    attach_paired(document, out)  # item by item against published models, where released
     (out / PROFILE_JSON).write_text(json.dumps(document, indent=2, default=str) + "\n")
     write_profile_reports(out, document)
     return document
@@ -197,6 +205,7 @@ def profile(
     only: Sequence[str] | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     progress: bool = False,
+    repeats: int = 1,
     **settings: Any,
 ) -> ProfileResult:
     """Run the profile battery against ``model`` and write its report, as ``creval profile``.
@@ -204,7 +213,9 @@ def profile(
     ``size``: ``smoke``, ``standard`` or ``paper`` (see :mod:`creval.evaluation.battery`);
     ``families``: a subset of ``neocoder``, ``open-ended``, ``metric-validity``,
     ``lotbench``, ``ttct``; ``only``: a subset of their benchmarks; ``options``: per-benchmark options that replace the battery's
-    (``{"dat": {"trials": 10}}``). Other keyword arguments are those of
+    (``{"dat": {"trials": 10}}``); ``repeats``: independent samples per item of the
+    benchmarks that can repeat them (dat, sat, ttct, jcq), for the variance split and the noise
+    floor in their reports (as ``--repeats``). Other keyword arguments are those of
     :func:`creval.evaluate` (``base_url``, ``judge_base_url``, ``cache``, ``threads``, ...).
     The same ``out`` resumes: finished units are not asked again.
     """
@@ -213,6 +224,7 @@ def profile(
     request = ProfileRequest(model=model, size=size, lang=lang, preset=preset, judge=judge,
                              roles=dict(roles or {}), families=tuple(families or ()),
                              only=tuple(only or ()),
-                             overrides={k: dict(v) for k, v in (options or {}).items()})
+                             overrides={k: dict(v) for k, v in (options or {}).items()},
+                             repeats=repeats)
     chosen = run_settings(model, judge=judge, progress=progress, **settings)
     return in_own_loop(lambda: run_profile(request, Path(out) if out is not None else None, chosen))

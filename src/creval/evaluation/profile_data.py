@@ -143,6 +143,8 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure,
                 cond: RunConditions | None = None) -> dict[str, Any]:
     """One measure of one run: value, interval, place among published values, weaknesses
     (``cond``: the run's conditions, when the caller has them already)."""
+    from creval.report.noise import profile_noise
+
     scores = run.scores or Scores()
     cond = cond or conditions_of(run)
     key = resolve_key(measure, scores)
@@ -167,6 +169,7 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure,
         "references": refs,
         "inferred": sorted({note for r in refs if r["standing"] for note in r["inferred"]}),
         "conditions": conditions(run, cond),
+        "noise": profile_noise(scores, key, refs),  # --repeats: the noise floor
     }
 
 

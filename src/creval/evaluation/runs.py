@@ -297,6 +297,9 @@ def run_benchmark(
     written = scores.model_dump(mode="json")
     store.write_scores(written)
     scores = Scores.model_validate(written)  # as the reader gives it back: JSON values
+    from creval.evaluation.paired import write_paired
+
+    write_paired(out)  # item by item against published models, where a paper released them
     from creval.report.markdown import write_report
 
     write_report(out, manifest, scores)

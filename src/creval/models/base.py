@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -250,6 +251,34 @@ def tally_requests() -> RequestTally:
     tally = RequestTally()
     _TALLY.set(tally)
     return tally
+
+
+_STATUS: ContextVar[Callable[[str], None] | None] = ContextVar("creval_status", default=None)
+
+
+def report_status(text: str) -> None:
+    """A backend's word on work that takes long and changes while the run waits (a batch's
+    id, status and line counts), passed to whoever shows the run's progress
+    (:func:`listen_status`); nothing when no one does.
+
+    >>> seen = []; token = listen_status(seen.append); report_status("batch b1 in_progress")
+    >>> stop_listening(token); report_status("not seen"); seen
+    ['batch b1 in_progress']
+    """
+    listener = _STATUS.get()
+    if listener is not None:
+        listener(text)
+
+
+def listen_status(listener: Callable[[str], None] | None) -> Token[Callable[[str], None] | None]:
+    """Send :func:`report_status` lines of the current task, and of the tasks it starts from
+    now on, to ``listener``; :func:`stop_listening` with the token it gives ends that."""
+    return _STATUS.set(listener)
+
+
+def stop_listening(token: Token[Callable[[str], None] | None]) -> None:
+    """The listener as it was before :func:`listen_status` gave ``token``."""
+    _STATUS.reset(token)
 
 
 class ModelError(Exception):

@@ -24,18 +24,26 @@ looked for by its input file (``batches.list``) before its lines are sent again.
 
 Failures: a line of the error file whose status is 408, 409, 429 or 5xx, a line an
 expired, cancelled or failed batch never answered, and a batch that is gone raise
-:class:`TransientModelError` with no wait, so the runner's retry policy asks again at once
-(up to ``--retries`` attempts) and the calls that failed together go together into a new
-batch holding only them. A line refused with another 4xx (a bad request) is a
-:class:`ModelError` with the server's message: asking again would be refused again, so it
-becomes the unit's error (a later run tries it again, in a new batch).
+:class:`TransientModelError`, so the runner's retry policy asks again (up to ``--retries``
+attempts) and the calls that failed together go together into a new batch holding only
+them, after a growing wait: ``batch_poll`` seconds before a line's first resubmission, twice
+that before its second, and so on, at most :data:`BACKOFF_CAP_POLLS` polls (a lasting
+failure, such as an enqueued-token limit, is not hammered). A line refused with another 4xx
+(a bad request) is a :class:`ModelError` with the server's message: asking again would be
+refused again, so it becomes the unit's error (a later run tries it again, in a new batch).
+
+Counting: a line counts as one request when the server ran it (its answer or its HTTP error
+came back in the batch's output or error file) and this invocation collected it, whichever
+invocation submitted it; a line a refused, failed, expired or cancelled batch never ran
+counts none. Each batch's id, status and line counts are reported as they change
+(:func:`creval.models.base.report_status`: the console above the progress bar, or plain
+lines on stderr), and so are the lines sent again and the wait before them.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval._util.redact import redact_text
@@ -49,18 +57,23 @@ from creval.models.base import (
     TransientModelError,
     note_no_request,
     note_request,
+    report_status,
 )
 from creval.models.openai_backend import OpenAIModel
 from creval.models.openai_backend import create as create_openai
 from creval.models.openai_batch_files import (
+    BACKOFF_CAP_POLLS,
     ENDPOINT,
     LEDGER,
     Finished,
     Ledger,
     batch_line,
+    batch_options,
     custom_id,
     parse_lines,
     read_ledger,
+    resubmission_wait,
+    status_counts,
 )
 
 __all__ = ["LEDGER", "BatchOpenAIModel", "batch_options", "create",
@@ -78,31 +91,6 @@ TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 _TRANSIENT_STATUS = {408, 409, 429}
 #: Consecutive failed polls (timeouts, 5xx) before the calls waiting on a batch give up.
 POLL_FAILURES = 5
-
-
-def batch_options(options: ModelOptions, spec: str, out: Path) -> ModelOptions:
-    """``options`` with the ledger in run directory ``out`` when ``--batch`` is on; a model
-    without a Batch API is a :class:`CrevalError` that says which have one.
-
-    >>> from creval.models import ModelOptions
-    >>> batch_options(ModelOptions(batch=True), "openai:m", Path("run")).batch_ledger
-    PosixPath('run/batches.jsonl')
-    >>> batch_options(ModelOptions(batch=True), "local", Path("run"))
-    Traceback (most recent call last):
-    ...
-    creval.errors.CrevalError: --batch needs a model with a batch API; local has none. Backends with one: openai: (the OpenAI Batch API, and servers that implement its files and batches endpoints). Drop --batch, or use --model openai:NAME.
-    """
-    if not options.batch:
-        return options
-    if not spec.startswith("openai:"):
-        raise CrevalError(
-            f"--batch needs a model with a batch API; {spec} has none. Backends with one: "
-            "openai: (the OpenAI Batch API, and servers that implement its files and batches "
-            "endpoints). Drop --batch, or use --model openai:NAME."
-        )
-    return options.model_copy(update={"batch_ledger": Path(out) / LEDGER})
-
-
 @dataclass
 class _Item:
     line: bytes
@@ -125,7 +113,14 @@ class BatchOpenAIModel:
         self.max_concurrency = MAX_LINES
         self.max_lines = MAX_LINES
         self.max_bytes = MAX_BYTES
+        self.backoff_cap_polls: float = BACKOFF_CAP_POLLS
         self._ledger: Ledger | None = None
+        #: custom id -> how many of its batches ended without its answer, in this invocation
+        self._failed: dict[str, int] = {}
+        #: custom id -> the wait before its resubmission under way (for the ledger)
+        self._waited: dict[str, float] = {}
+        #: (batch id, custom id) of the lines counted as requests (one line may serve two calls)
+        self._counted: set[tuple[str, str]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reset()
 
@@ -185,16 +180,31 @@ class BatchOpenAIModel:
             self._loop = loop
             self._reset()
         cid = custom_id(body, sample)
-        if self.ledger.unconfirmed:
-            await self._recovered()
-        batch_id = self.ledger.index.get(cid)
-        if batch_id is None:
-            note_request()
-            batch_id = await self._enqueue(cid, body)
-        else:  # submitted (and paid for) by an earlier invocation
-            note_no_request()
-        finished = await self._finished(batch_id)
-        return self._completion(batch_id, cid, finished)
+        ran = False  # counted as a request only when the server ran its line
+        try:
+            if self.ledger.unconfirmed:
+                await self._recovered()
+            batch_id = self.ledger.index.get(cid)
+            if batch_id is None:  # else submitted by an earlier invocation: collected now
+                await self._back_off(cid)
+                batch_id = await self._enqueue(cid, body)
+            finished = await self._finished(batch_id)
+            outcome = finished.lines.get(cid)
+            ran = (outcome is not None and outcome.status is not None
+                   and (batch_id, cid) not in self._counted)  # fmt: skip
+            self._counted.add((batch_id, cid))
+            return self._completion(batch_id, cid, finished)
+        finally:
+            (note_request if ran else note_no_request)()
+
+    async def _back_off(self, cid: str) -> None:
+        """Wait before sending ``cid`` again when batches of this invocation ended without
+        its answer (see :func:`resubmission_wait`)."""
+        times = self._failed.get(cid, 0)
+        if times:
+            wait = resubmission_wait(self.options.batch_poll, times, self.backoff_cap_polls)
+            self._waited[cid] = wait
+            await asyncio.sleep(wait)
 
     def _completion(self, batch_id: str, cid: str, finished: Finished) -> Any:
         """The line's chat completion, or the error it ended in."""
@@ -205,9 +215,10 @@ class BatchOpenAIModel:
         where = f"batch {batch_id}"
         if outcome is None:
             detail = f": {finished.errors}" if finished.errors else ""
+            self._failed[cid] = self._failed.get(cid, 0) + 1
             raise TransientModelError(
                 f"{self.spec}: {where} ended {finished.status} without this request's answer"
-                f"{detail}; it goes into a new batch", retry_after=0.0)
+                f"{detail}", retry_after=0.0)
         if outcome.body is not None:
             try:
                 return ChatCompletion.model_validate(outcome.body)
@@ -218,6 +229,7 @@ class BatchOpenAIModel:
         status = outcome.status
         if status is None or status in _TRANSIENT_STATUS or status >= 500:
             what = outcome.code or f"HTTP {status}"
+            self._failed[cid] = self._failed.get(cid, 0) + 1
             raise TransientModelError(f"{self.spec}: {where}: {what}: {message}", retry_after=0.0)
         if (status == 400 and "max_completion_tokens" in message
                 and self.inner.token_param == "max_tokens"):  # fmt: skip
@@ -269,6 +281,7 @@ class BatchOpenAIModel:
             except Exception as exc:  # the calls waiting on these lines get the error
                 error = exc if isinstance(exc, ModelError) else ModelError(
                     f"{self.spec}: submitting a batch failed: {type(exc).__name__}: {exc}")
+                report_status(f"{self.spec}: a batch of {len(taken)} lines was not submitted: {error}")
                 for cid, _ in taken:
                     for future in self._sending.pop(cid, []):
                         if not future.done():
@@ -291,6 +304,7 @@ class BatchOpenAIModel:
         except openai.OpenAIError as exc:
             raise self.inner._map_error(exc) from exc
         ids = [cid for cid, _ in taken]
+        waits = [self._waited.pop(cid) for cid in ids if cid in self._waited]
         self.ledger.write({"event": "uploaded", "input_file_id": upload.id, "custom_ids": ids})
         try:
             batch = await client.batches.create(
@@ -303,10 +317,13 @@ class BatchOpenAIModel:
                 self.ledger.unconfirm(upload.id)  # look for it before sending these again
                 self._recovery = None
             raise error from exc
+        again = {"resubmitted": len(waits), "waited": max(waits)} if waits else {}
         self.ledger.write({
             "event": "submitted", "batch_id": batch.id, "input_file_id": upload.id,
-            "model": self.spec, "lines": len(taken),
+            "model": self.spec, "lines": len(taken), **again,
         })
+        report_status(f"{self.spec}: batch {batch.id} submitted, {len(taken)} lines"
+                      + (f" ({len(waits)} sent again after a {max(waits):g} s wait)" if waits else ""))
         return str(batch.id)
 
     async def _recovered(self) -> None:
@@ -356,6 +373,7 @@ class BatchOpenAIModel:
 
         client = self.inner._client()
         status, failures, first = "", 0, True
+        shown: tuple[str, Any] = ("", None)  # the status and counts last reported
         while True:
             if not first:
                 await asyncio.sleep(self.options.batch_poll)
@@ -372,11 +390,14 @@ class BatchOpenAIModel:
                     raise error from exc
                 continue
             failures = 0
+            counts = batch.request_counts.model_dump() if batch.request_counts else None
             if batch.status != status:
                 status = str(batch.status)
-                counts = batch.request_counts.model_dump() if batch.request_counts else None
                 self.ledger.write({"event": "status", "batch_id": batch_id, "status": status,
                                    "request_counts": counts})  # fmt: skip
+            if (status, counts) != shown:
+                shown = (status, counts)
+                report_status(f"{self.spec}: batch {batch_id} {status}{status_counts(counts)}")
             if status in TERMINAL:
                 break
         errors = "; ".join(str(e.message) for e in (getattr(batch.errors, "data", None) or []))
@@ -394,12 +415,15 @@ class BatchOpenAIModel:
              error_file_id: str | None = None) -> Finished:
         failed = [cid for cid in self.ledger.members.get(batch_id, [])
                   if (line := finished.lines.get(cid)) is None or line.body is None]  # fmt: skip
+        members = len(self.ledger.members.get(batch_id, []))
         self.ledger.write({
             "event": "finished", "batch_id": batch_id, "status": finished.status,
             "output_file_id": output_file_id, "error_file_id": error_file_id,
-            "answered": len(self.ledger.members.get(batch_id, [])) - len(failed),
-            "failed": failed,
+            "answered": members - len(failed), "failed": failed,
         })
+        report_status(f"{self.spec}: batch {batch_id} ended {finished.status}: "
+                      f"{members - len(failed)} of {members} lines answered"
+                      + (f"; {finished.errors}" if finished.errors else ""))
         return finished
 
     async def aclose(self) -> None:

@@ -5,7 +5,9 @@ digest of the request's body and sample index (:func:`custom_id`), so the same c
 same id in every run. Output and error files come back as lines by custom id
 (:func:`parse_lines`). The ledger (``batches.jsonl`` in the run directory, :class:`Ledger`)
 records each upload (input file id, custom ids) before its batch is created, each submitted
-batch (id, input file), its status changes and, at its end, which of its lines failed; :mod:`creval.models.openai_batch` reads it to resume.
+batch (id, input file), its status changes and, at its end, which of its lines failed; :mod:`creval.models.openai_batch` reads it to resume. Also: ``--batch``'s options
+(:func:`batch_options`), the wait before a line goes again (:func:`resubmission_wait`) and a
+batch's line counts as a status line says them (:func:`status_counts`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,39 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from creval.errors import CrevalError
 from creval.models.base import digest
+
+if TYPE_CHECKING:
+    from creval.models import ModelOptions
 
 ENDPOINT = "/v1/chat/completions"
 LEDGER = "batches.jsonl"
+
+
+def batch_options(options: ModelOptions, spec: str, out: Path) -> ModelOptions:
+    """``options`` with the ledger in run directory ``out`` when ``--batch`` is on; a model
+    without a Batch API is a :class:`CrevalError` that says which have one.
+
+    >>> from creval.models import ModelOptions
+    >>> batch_options(ModelOptions(batch=True), "openai:m", Path("run")).batch_ledger
+    PosixPath('run/batches.jsonl')
+    >>> batch_options(ModelOptions(batch=True), "local", Path("run"))
+    Traceback (most recent call last):
+    ...
+    creval.errors.CrevalError: --batch needs a model with a batch API; local has none. Backends with one: openai: (the OpenAI Batch API, and servers that implement its files and batches endpoints). Drop --batch, or use --model openai:NAME.
+    """
+    if not options.batch:
+        return options
+    if not spec.startswith("openai:"):
+        raise CrevalError(
+            f"--batch needs a model with a batch API; {spec} has none. Backends with one: "
+            "openai: (the OpenAI Batch API, and servers that implement its files and batches "
+            "endpoints). Drop --batch, or use --model openai:NAME."
+        )
+    return options.model_copy(update={"batch_ledger": Path(out) / LEDGER})
 
 
 def custom_id(body: dict[str, Any], sample: int) -> str:
@@ -45,6 +74,30 @@ def batch_line(cid: str, body: dict[str, Any]) -> bytes:
     line = {"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": body}
     return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
+
+#: The longest wait before a line goes again in a new batch, in polls (``batch_poll``).
+BACKOFF_CAP_POLLS = 16
+
+
+def resubmission_wait(poll: float, times: int, cap_polls: float = BACKOFF_CAP_POLLS) -> float:
+    """Seconds to wait before a line's ``times``-th resubmission: ``poll``, then twice as long
+    each time, at most ``cap_polls`` polls.
+
+    >>> [resubmission_wait(30.0, k) for k in (1, 2, 3, 5, 6, 9)]
+    [30.0, 60.0, 120.0, 480.0, 480.0, 480.0]
+    """
+    return float(min(poll * 2 ** (times - 1), poll * cap_polls))
+
+
+def status_counts(counts: dict[str, Any] | None) -> str:
+    """A batch's line counts as said in a status line.
+
+    >>> status_counts({"total": 4, "completed": 2, "failed": 1}), status_counts(None)
+    (', 2 of 4 lines done, 1 failed', '')
+    """
+    if not counts:
+        return ""
+    return f", {counts.get('completed', 0)} of {counts.get('total', 0)} lines done, {counts.get('failed', 0)} failed"
 
 
 def read_ledger(path: Path) -> list[dict[str, Any]]:

@@ -202,6 +202,9 @@ def _scores(scores: Scores) -> str:
     notes = [n for n in scores.notes if n]
     if notes:
         out.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
+    from creval.report.noise import noise_html
+
+    out.append(noise_html(scores, html_table))  # --repeats: the variance split
     return "".join(out)
 
 
@@ -286,6 +289,10 @@ def render_html(manifest: dict[str, Any], scores: Scores, view: dict[str, Any],
                  + _judge_checks(scores) + _scores(scores)),
         _section("plots", "Plots", plots),
     ]
+    from creval.report.paired import paired_section
+
+    if paired := paired_section(run_dir):  # item by item against published models
+        parts.append(_section("paired", "Against published models, item by item", paired))
     if tables := _tables(scores):
         parts.append(_section("tables", "Tables", tables))
     if analyses:

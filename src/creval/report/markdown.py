@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from creval.records import Analysis, Scores, read_analyses
+from creval.report.noise import noise_markdown
 
 REPORT = "report.md"
 
@@ -68,6 +69,7 @@ def render_report(manifest: dict[str, Any], scores: Scores,
         out += ["", "Scored with: `" + json.dumps(scores.resources, ensure_ascii=False) + "`"]
     for note in scores.notes:
         out.append(f"- {note}")
+    out += noise_markdown(scores, markdown_table)  # --repeats: the variance split
     for section in scores.sections:
         out += ["", f"## {section['title']}", ""]
         if section.get("text"):

@@ -15,6 +15,7 @@ from typing import Any
 
 from creval.report.html_assets import CSS
 from creval.report.markdown import fmt, markdown_table
+from creval.report.noise import noise_sentence
 
 PROFILE_MD = "profile.md"
 PROFILE_HTML = "profile.html"
@@ -63,7 +64,13 @@ def render_profile_markdown(doc: dict[str, Any]) -> str:
                  "key": m["key"], "value [95% interval]": _value(m), "n": m["n"],
                  "weak": "; ".join(m["weak"]) or "-"} for m in fam["measurements"]]
         out += [markdown_table(rows), ""]
+        out += [f"- {m['label']}: {noise_sentence(m.get('noise'))}" for m in fam["measurements"]
+                if m.get("noise")]  # --repeats
         for m in fam["measurements"]:
+            if m.get("paired"):  # item by item against published models
+                from creval.report.paired import paired_markdown
+
+                out += [f"### Item by item: {m['label']} ({m['key']})", "", *paired_markdown(m["paired"])]
             if not m["references"]:
                 continue
             out += [f"### Published: {m['label']} ({m['key']})", ""]
@@ -180,6 +187,8 @@ def _measure_html(m: dict[str, Any]) -> str:
             f'</span> {_e(m["label"])} <code>{_e(m["benchmark"])}.{_e(m["key"])}</code></div>',
             f'<div class="big">{fmt(m["value"])}{interval}</div>',
             f'<div class="muted">{_e(m["interval"])}</div>', weak]
+    if m.get("noise"):  # --repeats
+        body.append(f'<div class="muted noise">{_e(noise_sentence(m["noise"]))}</div>')
     if placed and m["value"] is not None:
         body.append(f"<figure class=plot><figcaption>Among published models measured the same "
                     f"way ({len(placed)}): {_e(placed[0]['described'])}</figcaption>"
@@ -191,6 +200,9 @@ def _measure_html(m: dict[str, Any]) -> str:
                     f"comparable: {_e(why)}; this model is not drawn among them.</figcaption>"
                     f"{chart_svg(m, shown, with_model=False)}<div class=note>"
                     f"{_e(shown[0]['described'])}</div></figure>")
+    from creval.report.paired import paired_html
+
+    body.append(paired_html(m.get("paired", []), m.get("paired_reason")))
     if others:
         items = "".join(f"<li>{_e(r['subject'])} {fmt(r['value'])}: {_e(r['reason'])} "
                         f"<span class=muted>({_e(r['source'])})</span></li>" for r in others)

@@ -6,7 +6,10 @@ the report:
 * units: ``ok`` (finished), ``failed`` (an error record), ``not_run`` (left for a later
   invocation, for example after the endpoint stopped answering);
 * ``requests``: requests as the server sees them, retries and the extra calls that top up
-  ``n`` included; ``retries`` of them were repeats after a transient failure;
+  ``n`` included; ``retries`` of them were repeats after a transient failure. Through a
+  Batch API, a request is a line the server ran (answered or failed with an HTTP status)
+  whose outcome this invocation collected: a line of a refused batch, or one its batch
+  expired before running, counts none;
 * ``cache_hits``: samples served from the response cache instead of a request.
 """
 

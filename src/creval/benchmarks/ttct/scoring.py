@@ -14,6 +14,25 @@ def judgement_rows(
     records: list[Record], *, lang: str, parser: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Rows of parsed scores, and the judgements that did not parse (with their raw text)."""
+    rows: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
+    for record in records:
+        if record.status != "ok":
+            continue
+        qid, task = record.unit.get("question_id"), record.unit.get("task")
+        base = answer_base(record)
+        for index, text in enumerate(record.output.get("judgements", []), start=base):
+            scores, error = parse_judgement(text, lang=lang, parser=parser)
+            if scores is None:
+                failures.append({"question_id": qid, "answer_index": index, "error": error,
+                                 "raw": text[:300]})
+            else:
+                rows.append({"question_id": qid, "answer_index": index, "task": task, **scores})
+    return rows, failures
+
+
+def parse_judgement(text: str, *, lang: str, parser: str) -> tuple[dict[str, Any] | None, str | None]:
+    """One judgement's scores per criterion, or None and why it did not parse."""
     from creval.judges.rubric import (
         TTCT_CRITERIA_EN,
         TTCT_CRITERIA_JA,
@@ -21,26 +40,17 @@ def judgement_rows(
         upstream_jcq_parse,
     )
 
-    criteria = TTCT_CRITERIA_JA if lang == "ja" else TTCT_CRITERIA_EN
-    rows: list[dict[str, Any]] = []
-    failures: list[dict[str, Any]] = []
-    for record in records:
-        if record.status != "ok":
-            continue
-        qid, task = record.unit.get("question_id"), record.unit.get("task")
-        for index, text in enumerate(record.output.get("judgements", [])):
-            if parser == "upstream":
-                scores = upstream_jcq_parse(text)
-                error = None if scores else "no match for the upstream pattern"
-            else:
-                parsed = parse_rubric(text, criteria)
-                scores, error = parsed.scores, parsed.error
-            if scores is None:
-                failures.append({"question_id": qid, "answer_index": index, "error": error,
-                                 "raw": text[:300]})
-            else:
-                rows.append({"question_id": qid, "answer_index": index, "task": task, **scores})
-    return rows, failures
+    if parser == "upstream":
+        scores = upstream_jcq_parse(text)
+        return scores, None if scores else "no match for the upstream pattern"
+    parsed = parse_rubric(text, TTCT_CRITERIA_JA if lang == "ja" else TTCT_CRITERIA_EN)
+    return parsed.scores, parsed.error
+
+
+def answer_base(record: Record) -> int:
+    """The answer index of a record's first answer: repeat ``r`` of a question (``--repeats``)
+    numbers its answers after those of the repeats before it."""
+    return int(record.unit.get("repeat", 0)) * len(record.output.get("judgements", []))
 
 
 def constrained_note(records: list[Record], key: str, what: str) -> str:
@@ -97,8 +107,8 @@ def per_answer_values(records: list[Record], rows: list[dict[str, Any]]) -> dict
     for record in records:
         if record.status != "ok":
             continue
-        qid = record.unit.get("question_id")
-        for index in range(len(record.output.get("judgements", []))):
+        qid, base = record.unit.get("question_id"), answer_base(record)
+        for index in range(base, base + len(record.output.get("judgements", []))):
             row = parsed.get((qid, index))
             values = None if row is None else [float(row[c]) for c in CRITERIA]
             out["mean"].append(None if values is None else sum(values) / len(values))

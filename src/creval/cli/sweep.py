@@ -1,0 +1,143 @@
+"""``creval sweep``: a benchmark (or the profile battery) at several values of one generation
+option, as curves of a divergent measure against a quality measure; and ``creval sweep
+compare A B``: two sweeps at matched quality and at each shared value."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from creval.cli._common import CacheFile, NoCache, get_console, parse_extra_options, role_values
+from creval.errors import CrevalError
+
+USAGE = ("creval sweep BENCHMARK... --values OPTION=V1,V2,... [--model SPEC] [benchmark "
+         "options] --out DIR | creval sweep profile --values ... [--size S] [--family F] "
+         "[--set BENCH.OPTION=VALUE] | creval sweep compare DIR_A DIR_B [--quality Q]")
+
+
+def sweep_command(
+    ctx: typer.Context,
+    names: Annotated[list[str] | None, typer.Argument(help="Benchmarks to sweep (dat, sat, ttct, jcq, macgyver, hypogen, bookmia, neocoder); 'profile' for the profile battery; 'compare DIR_A DIR_B' to compare two sweeps.")] = None,
+    values: Annotated[str | None, typer.Option("--values", help="OPTION=V1,V2,...: the generation option and its values (e.g. temperature=0.2,0.7,1.0).")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", help="Model spec (local, openai:NAME, hf:..., replay:SWEEP_DIR).")] = "local",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep directory (one folder per value, one run per benchmark inside); the same --out resumes. For compare: also write compare.json, compare.md and compare.html here.")] = None,
+    judge: Annotated[str | None, typer.Option(help="Judge model of judged benchmarks (default: the model itself).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: a benchmark's own role model.")] = None,
+    preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge and resources as its paper used them.")] = None,
+    size: Annotated[str, typer.Option(help="profile: smoke, standard or paper.")] = "standard",
+    lang: Annotated[str, typer.Option(help="profile: en or ja.")] = "en",
+    family: Annotated[list[str] | None, typer.Option("--family", help="profile: only these families; repeatable.")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="profile: only these benchmarks; repeatable.")] = None,
+    set_option: Annotated[list[str] | None, typer.Option("--set", help="profile: BENCHMARK.OPTION=VALUE; repeatable.")] = None,
+    quality: Annotated[float | None, typer.Option(help="compare: the quality at which to compare (default: the middle of the range both curves reach).")] = None,
+    confidence: Annotated[float, typer.Option(help="Level of the bootstrap intervals.")] = 0.95,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print sweep.json (compare: the comparison) instead of tables.")] = False,
+    base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local).")] = None,
+    structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: off, auto, json_schema or json_object (as creval run).")] = "off",
+    concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
+    retries: Annotated[int, typer.Option(help="Attempts per request.")] = 5,
+    cache: CacheFile = None,
+    no_cache: NoCache = False,
+    progress: Annotated[bool, typer.Option(help="Show a live progress bar per run.")] = True,
+) -> None:
+    """Run benchmarks at several values of one generation option and draw each divergent
+    measure against a quality measure of the same run, with bootstrap intervals
+    (sweep.json, sweep.md, sweep.html in --out). `creval sweep compare A B` compares two
+    sweeps at matched quality and at each shared value.
+
+    Benchmark options follow, e.g. `creval sweep dat --values temperature=0.2,0.7,1.0 --trials 20`.
+    """
+    tokens = [*(names or []), *ctx.args]
+    split = next((i for i, t in enumerate(tokens) if t.startswith("--")), len(tokens))
+    positional, extra = tokens[:split], tokens[split:]
+    if not positional:
+        raise CrevalError(f"Name what to sweep: {USAGE}")
+    if not 0 < confidence < 1:
+        raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
+    if resamples < 1:
+        raise CrevalError("--resamples takes a positive number.")
+    if positional[0] == "compare":
+        if len(positional) != 3 or extra:
+            raise CrevalError("creval sweep compare takes two sweep directories: "
+                              "creval sweep compare DIR_A DIR_B [--quality Q] [--json].")
+        _compare(Path(positional[1]), Path(positional[2]), quality, confidence, resamples,
+                 out, as_json)
+        return
+    if structured_output not in ("off", "auto", "json_schema", "json_object"):
+        raise CrevalError("--structured-output takes off, auto, json_schema or json_object.")
+    if values is None:
+        raise CrevalError(f"Give the option and its values with --values, e.g. --values "
+                          f"temperature=0.2,0.7,1.0 ({USAGE}).")
+    settings = {"base_url": base_url, "judge_base_url": judge_base_url, "api_key": api_key,
+                "threads": threads, "concurrency": concurrency,
+                "structured_output": structured_output, "timeout": timeout,
+                "retries": retries, "cache": False if no_cache else (cache or True)}
+    common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,
+                              "preset": preset, "confidence": confidence,
+                              "resamples": resamples,
+                              "progress": progress and not as_json,  # stdout holds the JSON
+                              "settings": settings}
+    if positional[0] == "profile":
+        from creval.cli.profile import _overrides
+        from creval.evaluation.roles import parse_role_flags
+
+        if len(positional) > 1 or extra:
+            raise CrevalError("creval sweep profile takes its benchmarks' options as --set "
+                              f"BENCHMARK.OPTION=VALUE, not {' '.join(tokens[1:])!r}.")
+        result = _sweep(profile=True, size=size, lang=lang, families=family or None,
+                        only=only or None, roles=parse_role_flags(role or []),
+                        **_overrides(set_option or []), **common)
+    else:
+        from creval.cli.run import _flags
+
+        options = parse_extra_options(extra, _flags(positional))
+        options, roles, role_urls = role_values(positional, options, role or [])
+        result = _sweep(positional, roles=roles, role_base_urls=role_urls, **options, **common)
+    _print_sweep(result, as_json)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _sweep(*args: Any, **kwargs: Any) -> Any:
+    from creval.evaluation.sweep import sweep
+
+    return sweep(*args, **kwargs)
+
+
+def _print_sweep(result: Any, as_json: bool) -> None:
+    from creval.runner.counters import totals
+
+    if as_json:
+        typer.echo(json.dumps(result.document, indent=2))
+        return
+    typer.echo((result.path / "sweep.md").read_text(encoding="utf-8"))
+    requests = sum(totals(r.scores.usage.get("this_invocation", {}))["requests"]
+                   for r in result.runs)
+    console = get_console()
+    console.print(f"{len(result.runs)} run(s), {requests} request(s) this time.")
+    console.print(f"Sweep report: {result.html} (and sweep.md, sweep.json beside it)",
+                  soft_wrap=True)
+
+
+def _compare(a: Path, b: Path, quality: float | None, confidence: float, resamples: int,
+             out: Path | None, as_json: bool) -> None:
+    from creval.evaluation.sweep import compare_sweeps
+    from creval.report.sweep import render_compare_markdown
+
+    comparison = compare_sweeps(a, b, target=quality, confidence=confidence,
+                                resamples=resamples, out=out)
+    if as_json:
+        typer.echo(json.dumps(comparison.document, indent=2))
+        return
+    typer.echo(render_compare_markdown(comparison.document))
+    if out is not None:
+        get_console().print(f"Comparison: {out / 'compare.html'} (and compare.md, compare.json)",
+                            soft_wrap=True)

@@ -1,0 +1,414 @@
+"""A study's cost before it is paid (``--plan``): per benchmark and role, the units,
+requests, input and output tokens, time at the chosen concurrency and, with the user's
+prices, money. Nothing here calls a model or writes a run.
+
+Two bases, said on every row:
+
+* ``prompts``: every unit is driven to its end by stand-in answers
+  (:func:`creval.benchmarks.simulate.simulate_units`) as long as ``max_tokens`` allows (an
+  upper bound on output; a judge then reads answers of that length), so the requests and
+  prompts are those creval would send; tokens are counted with the model's own tokenizer
+  where it is on this machine (``local``), else estimated from the characters.
+  Benchmarks with many units are simulated on an evenly spaced sample and scaled up.
+* ``earlier run``: where the run directory already holds finished units of the same
+  benchmark, its measured requests and tokens per unit, for the units still to run.
+
+Prices are the user's (``--price ROLE=IN/OUT`` in currency per million tokens, or a JSON
+file); creval ships no price list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from creval.errors import CrevalError
+from creval.evaluation.plans import Plan
+
+if TYPE_CHECKING:
+    from creval.benchmarks.simulate import Answer
+    from creval.models.base import GenerateRequest
+
+#: Units simulated per benchmark at most; more are sampled evenly and scaled up.
+SAMPLE_UNITS = 40
+#: Seconds of simulation per benchmark after which no new unit is started (see
+#: :func:`creval.benchmarks.simulate.simulate_units`): units with heavy local work
+#: (retrieval, NLI, a sandbox) are then sampled more thinly.
+SIMULATION_BUDGET = 4.0
+#: Assumed seconds per output token and per request when no earlier run measured them.
+ASSUMED_SECONDS = {"local": (1 / 60, 0.2), "other": (1 / 50, 0.6)}
+
+
+@dataclass(frozen=True)
+class Price:
+    """Currency per million input and output tokens."""
+
+    input: float
+    output: float
+
+
+@dataclass(frozen=True)
+class RoleCost:
+    """What one role of one benchmark will send."""
+
+    benchmark: str
+    role: str
+    model: str
+    units: int
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    basis: str
+    tokenizer: str
+    seconds: float
+    cost: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def parse_prices(flags: Sequence[str], file: Path | None = None) -> dict[str, Price]:
+    """``--price ROLE=IN/OUT`` flags and a JSON file (``{"judge": {"input": 2.5, "output":
+    10}}`` or ``{"judge": "2.5/10"}``) -> prices by role (``*``: every role without one).
+
+    >>> parse_prices(["target=0.15/0.6", "*=1/2"])["target"]
+    Price(input=0.15, output=0.6)
+    """
+    raw: dict[str, Any] = {}
+    if file is not None:
+        try:
+            raw.update(json.loads(Path(file).read_text()))
+        except (OSError, ValueError) as exc:
+            raise CrevalError(f"Price file {file}: {exc}. Write JSON such as "
+                              '{"target": "0.15/0.6", "judge": {"input": 2.5, "output": 10}}.') from None
+    for flag in flags:
+        role, eq, value = flag.partition("=")
+        if not eq or not role.strip():
+            raise CrevalError(f"--price {flag!r}: write ROLE=IN/OUT per million tokens, e.g. "
+                              "--price judge=2.5/10 (ROLE * for every role).")
+        raw[role.strip()] = value
+    return {role: _price(role, value) for role, value in raw.items()}
+
+
+def _price(role: str, value: Any) -> Price:
+    try:
+        if isinstance(value, Mapping):
+            price = Price(float(value["input"]), float(value["output"]))
+        else:
+            given, slash, taken = str(value).partition("/")
+            if not slash:
+                raise ValueError
+            price = Price(float(given), float(taken))
+    except (KeyError, ValueError, TypeError):
+        raise CrevalError(f"Price of {role!r}: {value!r} is not IN/OUT per million tokens "
+                          "(e.g. 2.5/10).") from None
+    if price.input < 0 or price.output < 0 or not all(map(math.isfinite, (price.input, price.output))):
+        raise CrevalError(f"Price of {role!r} must be two non-negative numbers, got {value!r}.")
+    return price
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of ``text`` without a tokenizer: a CJK character is one, four other
+    characters are one.
+
+    >>> estimate_tokens("Name ten nouns."), estimate_tokens("名詞を十個")
+    (4, 5)
+    """
+    wide = sum(1 for c in text if "\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
+    return wide + math.ceil((len(text) - wide) / 4)
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """How one model's tokens are counted: ``text`` for an answer or a text to score,
+    ``prompt`` for chat messages as the model receives them (its chat template, where
+    known), and the way's name."""
+
+    text: Callable[[str], int]
+    prompt: Callable[[Sequence[tuple[str, str]]], int]
+    name: str
+
+
+def _estimated_prompt(messages: Sequence[tuple[str, str]]) -> int:
+    """Chat messages without a tokenizer: each message's text, four tokens of framing per
+    message and three to start the answer (OpenAI's documented overhead)."""
+    return sum(estimate_tokens(text) + 4 for _, text in messages) + 3
+
+
+def token_counter(spec: str) -> Tokens:
+    """How the tokens of ``spec``'s prompts and answers are counted: the GGUF's own
+    tokenizer and chat template for ``local`` models, else an estimate from characters."""
+    path: Path | None = None
+    if spec == "local" or spec.startswith("local:"):
+        from creval.models.local import default_model_path
+
+        path = Path(spec.removeprefix("local:")) if spec.startswith("local:") else default_model_path()
+    if path is not None and path.is_file():
+        try:
+            from llama_cpp import Llama
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            with _quiet_stderr():  # llama.cpp warns about the context of a vocabulary-only load
+                vocab = Llama(model_path=str(path), vocab_only=True, n_ctx=64, verbose=False)
+            template = vocab.metadata.get("tokenizer.chat_template")
+        except (ImportError, ValueError, RuntimeError, OSError):
+            pass
+        else:
+            def text(value: str) -> int:
+                return len(vocab.tokenize(value.encode(), add_bos=False, special=False))
+
+            def prompt(messages: Sequence[tuple[str, str]]) -> int:
+                if template is None or any(r == "text" for r, _ in messages):
+                    return sum(text(t) for _, t in messages)
+                chat = Jinja2ChatFormatter(template=template, eos_token="", bos_token="")
+                chat_messages: Any = [{"role": r, "content": t} for r, t in messages]
+                rendered = chat(messages=chat_messages)
+                return len(vocab.tokenize(rendered.prompt.encode(), add_bos=False, special=True))
+
+            return Tokens(text, prompt, f"{path.name} tokenizer")
+    return Tokens(estimate_tokens, _estimated_prompt, "estimated from characters")
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null for a block (C code's own prints included)."""
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def _filler(count: Callable[[str], int]) -> Callable[[int], str]:
+    """Stand-in answers of a given token length under ``count``."""
+    unit = "idea "
+    per = max(1, count(unit * 50)) / 50
+
+    def text(tokens: int) -> str:
+        return (unit * max(1, int(tokens / per))).strip()
+
+    return text
+
+
+def _earlier(run_dir: Path, benchmark: str) -> dict[str, dict[str, float]] | None:
+    """Per role: requests, input and output tokens per finished unit of an earlier run of
+    ``benchmark`` in ``run_dir``, with its unit count; None when there is none."""
+    records, manifest = run_dir / "records.jsonl", run_dir / "manifest.json"
+    if not records.is_file() or not manifest.is_file():
+        return None
+    try:
+        if json.loads(manifest.read_text()).get("benchmark") != benchmark:
+            return None
+    except ValueError:
+        return None
+    roles: dict[str, dict[str, float]] = {}
+    units = 0
+    for line in records.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("status") != "ok":
+            continue
+        units += 1
+        for call in record.get("calls") or []:
+            row = roles.setdefault(call.get("role", "target"), {"requests": 0, "input": 0, "output": 0})
+            row["requests"] += 1
+            for completion in call.get("completions") or [call]:
+                usage = completion.get("usage") or {}
+                row["input"] += usage.get("input_tokens") or 0
+                row["output"] += usage.get("output_tokens") or 0
+    if units == 0:
+        return None
+    return {role: {**{k: v / units for k, v in row.items()}, "units": units}
+            for role, row in roles.items()}
+
+
+def plan_costs(
+    cells: Sequence[tuple[str, Plan]], *, judge: str | None = None,
+    roles: Mapping[str, str] | None = None, concurrency: int | None = None,
+    prices: Mapping[str, Price] | None = None,
+) -> list[RoleCost]:
+    """Every role's requests, tokens, time and cost of each (model, plan) in ``cells``,
+    without calling a model."""
+    from creval.benchmarks.simulate import simulate_units
+    from creval.evaluation.roles import choose
+    from creval.models import ModelOptions
+
+    counters: dict[str, Tokens] = {}
+    out: list[RoleCost] = []
+    for model, plan in cells:
+        choices = choose(plan.benchmark, model=model, model_options=ModelOptions(),
+                         judge=plan.judge or judge, judge_options=None,
+                         roles={**(roles or {}), **plan.roles}, role_options={})
+        units = plan.benchmark.units(plan.options)
+        done = _done_keys(plan.out)
+        todo = [u for u in units if u.key not in done]
+        earlier = _earlier(plan.out, plan.benchmark.name)
+        if earlier is not None:
+            rows = {role: (m["requests"] * len(todo), m["input"] * len(todo),
+                           m["output"] * len(todo)) for role, m in earlier.items()}
+            basis = f"earlier run ({int(next(iter(earlier.values()))['units'])} unit(s))"
+            tokenizers = dict.fromkeys(rows, "measured")
+        else:
+            filler = _filler(_counter(counters, choices["target"].spec).text)
+            stand_in = {role: plan.benchmark.plan_answer(plan.options, role) for role in choices}
+            step = max(1, math.ceil(len(todo) / SAMPLE_UNITS))
+            sample = todo[::step]
+            calls, driven = simulate_units(
+                plan.benchmark, plan.options, _stand_in(stand_in, filler),
+                units=sample, budget=SIMULATION_BUDGET, at_least=1)
+            scale = len(todo) / driven if driven else 0.0
+            rows, tokenizers = {}, {}
+            for call in calls:
+                spec = choices.get(call.role, choices["target"]).spec
+                tokens = _counter(counters, spec)
+                tokenizers[call.role] = tokens.name
+                prompt = tokens.prompt(call.messages)
+                # every sample at its max_tokens: an upper bound, whatever the stand-in's length
+                output = call.n * call.max_tokens if call.kind == "generate" else 0
+                requests, given, taken = rows.get(call.role, (0, 0, 0))
+                rows[call.role] = (requests + 1, given + prompt, taken + output)
+            rows = {r: (v[0] * scale, v[1] * scale, v[2] * scale) for r, v in rows.items()}
+            basis = "prompts" + (f" (sample of {driven}, scaled)" if driven < len(todo) else "")
+        for role, (requests, given, taken) in sorted(rows.items()):
+            spec = choices.get(role, choices["target"]).spec
+            seconds = _seconds(spec, requests, taken, concurrency, plan.out, earlier, role)
+            price = (prices or {}).get(role) or (prices or {}).get("*")
+            cost = None if price is None else (given * price.input + taken * price.output) / 1e6
+            out.append(RoleCost(plan.benchmark.name, role, spec, len(todo), round(requests),
+                                round(given), round(taken), basis, tokenizers.get(role, "measured"),
+                                round(seconds, 1), None if cost is None else round(cost, 4)))
+    return out
+
+
+def _stand_in(given: Mapping[str, str | None], filler: Callable[[int], str]) -> Answer:
+    """A role's well-formed answer where the benchmark gives one, else ``max_tokens`` of text."""
+
+    def answer(role: str, request: GenerateRequest, sample: int) -> str:
+        return given.get(role) or filler(request.max_tokens)
+
+    return answer
+
+
+def _counter(known: dict[str, Tokens], spec: str) -> Tokens:
+    """``spec``'s token counter, made once per plan."""
+    if spec not in known:
+        known[spec] = token_counter(spec)
+    return known[spec]
+
+
+def _done_keys(run_dir: Path) -> set[str]:
+    path = run_dir / "records.jsonl"
+    if not path.is_file():
+        return set()
+    keys = set()
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("status") == "ok":
+            keys.add(str(record.get("key")))
+    return keys
+
+
+def _seconds(spec: str, requests: float, output: float, concurrency: int | None, run_dir: Path,
+             earlier: Mapping[str, Any] | None, role: str) -> float:
+    """Time for ``role``'s requests: measured per request where an earlier run timed them,
+    else assumed per output token and per request; in-process models answer one at a time."""
+    local = spec == "local" or spec.startswith(("local:", "hf:"))
+    per_token, per_request = ASSUMED_SECONDS["local" if local else "other"]
+    if earlier is not None:
+        measured = _measured_seconds(run_dir)
+        if measured is not None:
+            per_token, per_request = 0.0, measured
+    lanes = 1 if local else max(1, concurrency or 8)
+    return (requests * per_request + output * per_token) / lanes
+
+
+def _measured_seconds(run_dir: Path) -> float | None:
+    """Seconds per request of the earlier invocations in ``run_dir`` (``scores.json``)."""
+    try:
+        usage = json.loads((run_dir / "scores.json").read_text()).get("usage") or {}
+    except (OSError, ValueError):
+        return None
+    last = usage.get("this_invocation") or {}
+    requests = sum(int(m.get("requests") or 0) for m in (last.get("models") or {}).values())
+    seconds = float(last.get("seconds") or 0)
+    return seconds / requests if requests and seconds else None
+
+
+def plan_summary(costs: Sequence[RoleCost]) -> dict[str, Any]:
+    """The plan as JSON: every row, totals per role and in all."""
+    by_role: dict[str, dict[str, Any]] = {}
+    for c in costs:
+        row = by_role.setdefault(c.role, {"requests": 0, "input_tokens": 0, "output_tokens": 0,
+                                          "seconds": 0.0, "cost": 0.0})
+        for name in ("requests", "input_tokens", "output_tokens", "seconds"):
+            row[name] += getattr(c, name)
+        row["cost"] = None if c.cost is None or row["cost"] is None else row["cost"] + c.cost
+    priced = all(c.cost is not None for c in costs)
+    return {
+        "creval_plan": 1,
+        "rows": [c.as_dict() for c in costs],
+        "roles": by_role,
+        "total": {
+            "requests": sum(c.requests for c in costs),
+            "input_tokens": sum(c.input_tokens for c in costs),
+            "output_tokens": sum(c.output_tokens for c in costs),
+            "seconds": round(sum(c.seconds for c in costs), 1),
+            "cost": round(sum(c.cost or 0.0 for c in costs), 4) if priced and costs else None,
+        },
+        "notes": [
+            "prompts: every unit driven by stand-in answers as long as max_tokens allows "
+            "(output tokens are an upper bound); earlier run: measured per unit.",
+            "seconds: measured per request where an earlier run timed it, else assumed; "
+            "in-process models answer one request at a time.",
+        ],
+    }
+
+
+def plan(
+    benchmarks: Sequence[str] | None = None, model: str = "local", *,
+    profile: str | None = None, out: str | Path | None = None, lang: str = "en",
+    preset: str | None = None, judge: str | None = None, roles: Mapping[str, str] | None = None,
+    concurrency: int | None = None, prices: Mapping[str, str | Price] | None = None,
+    **options: Any,
+) -> Any:
+    """What ``benchmarks`` (or the profile battery of size ``profile``) would send to
+    ``model``, as a pandas frame with one row per benchmark and role; nothing is sent.
+
+    ``prices``: ``{"judge": "2.5/10"}`` per million input/output tokens (``*``: every role).
+    ``options`` are benchmark options (``trials=10``) as in :func:`creval.evaluate`.
+    """
+    import pandas as pd
+
+    from creval.evaluation.plans import plan_runs
+    from creval.evaluation.profile import ProfileRequest, default_out, plan_profile
+
+    chosen = {r: (p if isinstance(p, Price) else _price(r, p)) for r, p in (prices or {}).items()}
+    if profile is not None:
+        request = ProfileRequest(model=model, size=profile, lang=lang, preset=preset,
+                                 judge=judge, roles=dict(roles or {}),
+                                 only=tuple(benchmarks or ()))
+        root = Path(out) if out is not None else default_out(request)
+        cells = [(model, p) for _, p in plan_profile(request, root)]
+    else:
+        plans = plan_runs(list(benchmarks or []), dict(options),
+                          Path(out) if out is not None else None, model, preset=preset,
+                          judge=judge, roles=roles)
+        cells = [(model, p) for p in plans]
+    costs = plan_costs(cells, judge=judge, roles=roles, concurrency=concurrency, prices=chosen)
+    return pd.DataFrame([c.as_dict() for c in costs])

@@ -1,0 +1,329 @@
+"""Is the difference real? A run compared item by item with published models, or with another
+run of the user's on the same items.
+
+For each published model (:mod:`creval.evaluation.published`) and measure, the run's and the
+model's values are paired on the items both measured, and the comparison gives the mean
+difference (**published minus this run**), its paired bootstrap 95% interval, the paired
+sign-flip permutation p-value, that p-value after Holm's correction across every comparison
+of the report, and the smallest difference the paired items could detect at 80% power
+(:mod:`creval.metrics.paired`). A run is compared with a published source only when it
+measured under the source's protocol (:func:`comparable`); otherwise the report says why.
+
+Reading a row (every measure here is higher-is-better): ``p_holm < 0.05`` and a positive
+difference mean the published model is ahead of this run (this run is *behind*); a negative
+one, *ahead*; otherwise the two are *not distinguishable* on these items, and ``mdd`` says
+how large a true difference could have gone unseen.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from creval.errors import CrevalError
+from creval.evaluation.comparability import RunConditions, conditions_of, reasons
+from creval.evaluation.published import (
+    find_published,
+    run_item_values,
+    source_protocol,
+)
+from creval.reader import PAIRED_COLUMNS, PROFILE, Run, read_run
+from creval.report.paired import PAIRED_JSON
+from creval.report.references import Protocol
+
+ALPHA = 0.05
+#: Options that do not change what is measured (how much was run, and how), and the data
+#: options (compared as the data's identity instead of the path).
+_NOT_PROTOCOL = {"limit", "seed", "concurrency", "states", "questions", "data", "source",
+                 "samples", "stories"}
+
+
+@dataclass
+class PairedReport:
+    """One report's paired comparisons (``rows``, Holm-corrected together) and the runs or
+    sources left out, each with the reason (``skipped``)."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"alpha": ALPHA, "rows": self.rows, "skipped": self.skipped}
+
+
+# --- comparability: the one adapter -----------------------------------------------------------
+
+def run_conditions(run: Run) -> RunConditions:
+    """How ``run`` measured (:func:`creval.evaluation.comparability.conditions_of`)."""
+    return conditions_of(run)
+
+
+def comparable(protocol: Protocol, run: Run) -> str | None:
+    """None when ``run`` measured under ``protocol``, else every reason, in one line.
+
+    The one place this module asks the comparability rules
+    (:mod:`creval.evaluation.comparability`).
+    """
+    items = run.scores.units.finished if run.scores is not None else 0
+    why = reasons(protocol, conditions_of(run), items=items)
+    return None if not why else "not comparable: " + "; ".join(why)
+
+
+# --- statistics of the rows ------------------------------------------------------------------
+
+def _verdict(difference: float, p_holm: float) -> str:
+    """This run's standing against the other side (higher is better).
+
+    >>> _verdict(0.2, 0.001), _verdict(-0.2, 0.001), _verdict(0.2, 0.2)
+    ('behind', 'ahead', 'not distinguishable')
+    """
+    if p_holm >= ALPHA or difference == 0:
+        return "not distinguishable"
+    return "behind" if difference > 0 else "ahead"
+
+
+def paired_row(benchmark: str, subject: str, measure: str, theirs: dict[str, float],
+               ours: dict[str, float]) -> dict[str, Any] | None:
+    """The statistics of one pairing (``theirs - ours`` on the shared items); None when no
+    item is shared."""
+    from creval.metrics.paired import min_detectable_difference, paired_difference, sign_flip_p
+
+    items = sorted(set(theirs) & set(ours), key=_item_order)
+    if not items:
+        return None
+    a, b = [theirs[i] for i in items], [ours[i] for i in items]
+    d = paired_difference(a, b, seed=0)
+    p = sign_flip_p(a, b, seed=0)
+    return {"benchmark": benchmark, "subject": subject, "measure": measure, "n": d.n,
+            "difference": d.difference, "low": d.low, "high": d.high, "p": p, "p_holm": p,
+            "mdd": min_detectable_difference(sd=d.sd, n=d.n) if d.n > 1 else None,
+            "published": sum(a) / len(a), "this": sum(b) / len(b)}
+
+
+def _item_order(item: str) -> tuple[int, str]:
+    return (int(item), "") if item.isdigit() else (0, item)
+
+
+def finish(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Holm's correction across all ``rows`` (one report), and each row's verdict."""
+    from creval.metrics.paired import holm
+
+    for row, adjusted in zip(rows, holm([r["p"] for r in rows]), strict=True):
+        row["p_holm"] = adjusted
+        row["verdict"] = _verdict(row["difference"], adjusted)
+    return rows
+
+
+# --- against published models ---------------------------------------------------------------
+
+def _run_dirs(path: Path) -> list[Path]:
+    """The run directories of a profile directory, or ``path`` itself."""
+    if (path / PROFILE).is_file():
+        doc = json.loads((path / PROFILE).read_text(encoding="utf-8"))
+        return [path / r["dir"] for f in doc.get("families", []) for r in f.get("runs", [])
+                if not r.get("missing")]
+    return [path]
+
+
+def published_rows(run: Run, *, published: Path | None = None,
+                   measures: Sequence[str] | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """Uncorrected rows of ``run`` against every published model, or why there are none."""
+    bench = run.manifest.benchmark
+    protocol = source_protocol(bench)
+    if protocol is None:
+        return [], f"no paper released per-item results of {bench}"
+    if run.scores is None:
+        return [], "the run has no scores yet"
+    reason = comparable(protocol, run)
+    if reason is not None:
+        return [], f"{reason} ({protocol.description})"
+    sources, why = find_published(run, published)
+    if not sources:
+        return [], why
+    ours = run_item_values(run)
+    rows = []
+    for source in sources:
+        for measure, theirs in source.values.items():
+            if (measures is None or measure in measures) and measure in ours:
+                row = paired_row(bench, source.subject, measure, theirs, ours[measure])
+                if row is not None:
+                    rows.append(row)
+    return rows, None if rows else "no item measured by both"
+
+
+def compare_published_report(path: str | Path, *, published: Path | None = None,
+                             measures: Sequence[str] | None = None) -> PairedReport:
+    """Every run under ``path`` (a run or a profile directory) against the published
+    per-item results it is comparable with; Holm's correction across the whole report."""
+    report = PairedReport()
+    for run_dir in _run_dirs(Path(path)):
+        run = read_run(run_dir)
+        rows, why = published_rows(run, published=published, measures=measures)
+        report.rows += rows
+        if why:
+            report.skipped.append({"run": str(run_dir), "benchmark": run.manifest.benchmark,
+                                   "reason": why})
+    finish(report.rows)
+    return report
+
+
+def compare_published(path: str | Path, *, published: str | Path | None = None) -> Any:
+    """A pandas DataFrame: one row per published model and measure (``difference`` is
+    published minus this run; ``p_holm`` corrected across the rows). Runs that could not be
+    compared are in ``df.attrs["skipped"]``."""
+    from creval.reader import _pandas
+
+    report = compare_published_report(path, published=None if published is None else Path(published))
+    df = _pandas().DataFrame(report.rows, columns=list(PAIRED_COLUMNS))
+    df.attrs["skipped"] = report.skipped
+    return df
+
+
+# --- two of the user's runs ------------------------------------------------------------------
+
+def _protocol_of(run: Run) -> Protocol:
+    """Run ``run``'s own protocol, to hold another run against: its judge and roles by the
+    model ids their endpoints reported (else the spec); its data is compared apart
+    (:func:`_same_data`)."""
+    cond = run_conditions(run)
+    options = {k: v for k, v in cond.options.items() if k not in _NOT_PROTOCOL}
+    judge = cond.judge_reported or ((cond.judge,) if cond.judge is not None else None)
+    return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data="none", items=None,
+                    judge=judge, description=f"as run {run.path} measured",
+                    roles={r: cond.roles_reported.get(r) or (spec,) for r, spec in cond.roles.items()},
+                    options=options)
+
+
+def _same_data(a: Run, b: Run) -> str | None:
+    """None when both runs measured the same data (by content), else why not."""
+    da, db = run_conditions(a).data, run_conditions(b).data
+    return None if da.key == db.key else f"not comparable: the data {db.shown}, the first run's was {da.shown}"
+
+
+def _generation_options(run: Run) -> set[str]:
+    """Options of the tested model's sampling, which two runs may differ in on purpose."""
+    return {"temperature", "top_p", "max_tokens"} & set(run.manifest.options)
+
+
+def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
+    """Run (or profile) ``a`` against ``b`` on the items both measured, per benchmark and
+    measure: ``difference`` is ``a`` minus ``b``. Runs must share benchmark, data, judge,
+    evaluator roles and scoring options (sampling options may differ)."""
+    runs_a = {read_run(d).manifest.benchmark: d for d in _run_dirs(Path(a))}
+    runs_b = {read_run(d).manifest.benchmark: d for d in _run_dirs(Path(b))}
+    shared = [bench for bench in runs_a if bench in runs_b]
+    if not shared:
+        raise CrevalError(f"{a} and {b} share no benchmark: compare runs of the same benchmark.")
+    report = PairedReport()
+    for bench in shared:
+        run_a, run_b = read_run(runs_a[bench]), read_run(runs_b[bench])
+        protocol = _protocol_of(run_a)
+        free = _generation_options(run_a)
+        protocol = Protocol(**{**protocol.__dict__, "options": {  # sampling may differ
+            k: run_b.manifest.options.get(k) if k in free else v
+            for k, v in protocol.options.items()}})
+        reason = comparable(protocol, run_b) or _same_data(run_a, run_b)
+        if reason is not None:
+            reason = reason.replace("the paper's", "the first run's").replace("the paper", "the first run")
+        if reason is None and (run_a.scores is None or run_b.scores is None):
+            reason = "a run has no scores yet"
+        if reason is not None:
+            report.skipped.append({"run": f"{runs_a[bench]} vs {runs_b[bench]}",
+                                   "benchmark": bench, "reason": reason})
+            continue
+        values_a, values_b = run_item_values(run_a), run_item_values(run_b)
+        if not values_a:
+            report.skipped.append({"run": str(runs_a[bench]), "benchmark": bench,
+                                   "reason": f"{bench} runs keep no item ids to pair by"})
+        for measure in sorted(set(values_a) & set(values_b)):
+            row = paired_row(bench, str(runs_a[bench]), measure, values_a[measure], values_b[measure])
+            if row is not None:
+                report.rows.append(row)
+    finish(report.rows)
+    return report
+
+
+# --- into the run's and the profile's reports -----------------------------------------------
+
+def write_paired(run_dir: Path) -> Path | None:
+    """Write ``paired.json`` into a finished run directory when its benchmark has published
+    per-item results (the rows, or why there are none); never fails the run."""
+    run = read_run(run_dir)
+    if source_protocol(run.manifest.benchmark) is None:
+        return None
+    try:
+        rows, why = published_rows(run)
+    except (CrevalError, OSError, ValueError) as exc:  # the run's scores are written already
+        rows, why = [], f"the comparison failed: {exc}"
+    report = PairedReport(finish(rows), [] if why is None else [
+        {"run": str(run_dir), "benchmark": run.manifest.benchmark, "reason": why}])
+    path = run_dir / PAIRED_JSON
+    path.write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
+    return path
+
+
+def attach_paired(doc: dict[str, Any], out: Path) -> None:
+    """Put each profile measurement's paired comparisons (``measurement["paired"]``) into a
+    profile document, Holm-corrected across the whole profile, and a line per measurement
+    into the summary's standing; a run that could not be compared leaves its reason in
+    ``measurement["paired_reason"]``.
+
+    The profile's own measures are compared where a source has them (JCQ: the rubric mean
+    and originality); a source of other measures only (NeoCoder: pass@1 per state, behind
+    convergent creativity) is shown with the benchmark's first measurement.
+    """
+    rows: list[dict[str, Any]] = []
+    reasons: dict[str, str] = {}
+    for fam in doc["families"]:
+        for entry in fam["runs"]:
+            if entry.get("missing") or source_protocol(entry["benchmark"]) is None:
+                continue
+            keys = {m["key"] for m in fam["measurements"] if m["benchmark"] == entry["benchmark"]}
+            try:
+                found, why = published_rows(read_run(out / entry["dir"]))
+            except (CrevalError, OSError, ValueError) as exc:
+                found, why = [], f"the comparison failed: {exc}"
+            rows += [r for r in found if r["measure"] in keys] or found
+            if why:
+                reasons[entry["benchmark"]] = why
+    finish(rows)
+    shown: set[int] = set()
+    for fam in doc["families"]:
+        for m in fam["measurements"]:
+            mine = [r for r in rows if r["benchmark"] == m["benchmark"] and id(r) not in shown
+                    and (r["measure"] == m["key"] or not _has_card(doc, r))]
+            shown |= {id(r) for r in mine}
+            if mine:
+                m["paired"] = mine
+                doc.setdefault("summary", {}).setdefault("standing", []).append(
+                    _standing_line(m["label"], m["key"], mine))
+            elif m["benchmark"] in reasons:
+                m["paired_reason"] = reasons[m["benchmark"]]
+
+
+def _has_card(doc: dict[str, Any], row: dict[str, Any]) -> bool:
+    return any(m["benchmark"] == row["benchmark"] and m["key"] == row["measure"]
+               for fam in doc["families"] for m in fam["measurements"])
+
+
+def _standing_line(label: str, key: str, rows: list[dict[str, Any]]) -> str:
+    """The summary's line of one measurement's paired comparisons (a row of another measure
+    than the measurement's ``key`` names its measure).
+
+    >>> _standing_line("JCQ mean", "mean", [
+    ...     {"subject": "A", "measure": "mean", "verdict": "behind"},
+    ...     {"subject": "B", "measure": "mean", "verdict": "not distinguishable"}])
+    'JCQ mean, item by item against 2 published models (Holm-corrected): behind A; not distinguishable from B'
+    """
+    parts = []
+    for verdict, word in (("ahead", "ahead of"), ("behind", "behind"),
+                          ("not distinguishable", "not distinguishable from")):
+        names = [r["subject"] if r["measure"] == key else f"{r['subject']} on {r['measure']}"
+                 for r in rows if r["verdict"] == verdict]
+        if names:
+            parts.append(f"{word} {', '.join(sorted(set(names)))}")
+    subjects = len({r["subject"] for r in rows})
+    return (f"{label}, item by item against {subjects} published model{'s' * (subjects != 1)} "
+            f"(Holm-corrected): {'; '.join(parts)}")

@@ -1,0 +1,310 @@
+"""What a sweep says, read from its run directories: per option value, each divergent measure
+beside a quality measure of the same run, with bootstrap intervals; and two sweeps compared at
+matched quality and at each shared value.
+
+The pairs, per benchmark (:func:`measure_pairs`), each item carrying both values:
+
+- ``dat``: the DAT score (mean over valid trials) against the valid-answer rate (trials whose
+  answer gave a score, over the trials answered);
+- ``sat``: the distance of the rewrite from the original against the complete-rewrite rate
+  (rewrites that are not empty and ended on their own, not cut at ``--max-tokens``); creval's
+  SAT has no judge, so this is a validity measure, not a rubric;
+- ``ttct``, ``jcq``: the judge's originality against its rubric mean, per judged answer;
+- ``macgyver``, ``hypogen``, ``bookmia``: semantic entropy against each judge's overall
+  verdict, per solution;
+- ``neocoder``: divergent against convergent creativity at each state ``t``, per problem.
+
+Other benchmarks have no such pair and cannot be swept.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from creval.errors import CrevalError
+from creval.reader import Run, read_run
+from creval.records import Scores
+
+SWEEP_FORMAT = 1
+#: Benchmarks with a divergent measure and a quality measure of the same run.
+SWEEPABLE = ("dat", "sat", "ttct", "jcq", "macgyver", "hypogen", "bookmia", "neocoder")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A divergent measure and a quality measure of one run, item by item (None: no value)."""
+
+    measure: str
+    label: str
+    quality_measure: str
+    quality_label: str
+    divergent: list[float | None]
+    quality: list[float | None]
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _unrounded(rows: list[dict[str, Any]], column: str, values: list[float | None]) -> list[float | None]:
+    """The table's ``column`` per row (None where it has none), with the rounded table values
+    replaced by the exact per-item values, which list the rows that have one, in order.
+
+    >>> _unrounded([{"s": 0.5}, {"s": None}, {"s": 0.25}], "s", [0.50001, 0.24999])
+    [0.50001, None, 0.24999]
+    """
+    present = [r for r in rows if _num(r.get(column)) is not None]
+    if len(present) != len(values):  # not the same items: keep the table's values
+        return [_num(r.get(column)) for r in rows]
+    exact = iter(values)
+    return [next(exact) if _num(r.get(column)) is not None else None for r in rows]
+
+
+def _dat(run: Run, scores: Scores) -> list[Pair]:
+    rows = [r for r in scores.table if "score" in r]
+    scored = _unrounded(rows, "score", list(scores.per_item.get("dat_mean", [])))
+    return [Pair("dat_mean", "DAT score", "valid_rate", "valid-answer rate", scored,
+                 [0.0 if s is None else 1.0 for s in scored])]
+
+
+def _sat(run: Run, scores: Scores) -> list[Pair]:
+    exact = _unrounded(scores.table, "distance", list(scores.per_item.get("sat_mean", [])))
+    distance = {str(r.get("id")): d for r, d in zip(scores.table, exact, strict=True)}
+    divergent: list[float | None] = []
+    quality: list[float | None] = []
+    for record in run.records:
+        if record.status != "ok":
+            continue
+        story = str(record.unit.get("id", ""))
+        text = str(record.output.get("text", "")).strip()
+        divergent.append(distance.get(story) if text else None)
+        quality.append(1.0 if text and record.output.get("finish_reason") == "stop" else 0.0)
+    return [Pair("sat_mean", "SAT distance of the rewrite", "complete_rate",
+                 "complete-rewrite rate", divergent, quality)]
+
+
+def _rubric(run: Run, scores: Scores) -> list[Pair]:
+    items = scores.per_item
+    if "originality" not in items or "mean" not in items:
+        return []
+    return [Pair("originality", "judge's originality (1-5)", "mean", "rubric mean (1-5)",
+                 list(items["originality"]), list(items["mean"]))]
+
+
+def _openended(run: Run, scores: Scores) -> list[Pair]:
+    items = scores.per_item
+    entropy = items.get("semantic_entropy")
+    if entropy is None:
+        return []
+    return [Pair("semantic_entropy", "semantic entropy", key, f"{key.removesuffix('_overall')} "
+                 "judge's verdict", list(entropy), list(values))
+            for key, values in items.items() if key.endswith("_overall")
+            and len(values) == len(entropy)]
+
+
+def _neocoder(run: Run, scores: Scores) -> list[Pair]:
+    items = scores.per_item
+    states = sorted(int(k.split("@")[1]) for k in items if k.startswith("divergent@")
+                    and f"convergent@{k.split('@')[1]}" in items)
+    return [Pair(f"divergent@{t}", f"divergent creativity at t={t}", f"convergent@{t}",
+                 f"convergent creativity at t={t}", list(items[f"divergent@{t}"]),
+                 list(items[f"convergent@{t}"])) for t in states]
+
+
+_PAIRS = {"dat": _dat, "sat": _sat, "ttct": _rubric, "jcq": _rubric, "macgyver": _openended,
+          "hypogen": _openended, "bookmia": _openended, "neocoder": _neocoder}
+
+
+def measure_pairs(run: Run) -> list[Pair]:
+    """The divergent and quality measures of a scored run, item by item (see the module
+    docstring); empty for a benchmark without such a pair or a run not scored yet."""
+    pairs = _PAIRS.get(run.benchmark)
+    if pairs is None or run.scores is None:
+        return []
+    return pairs(run, run.scores)
+
+
+def check_sweepable(names: Sequence[str]) -> None:
+    """Stop when a benchmark has no divergent/quality pair to draw."""
+    wrong = [n for n in names if n not in SWEEPABLE]
+    if wrong:
+        raise CrevalError(
+            f"{', '.join(wrong)} cannot be swept: a sweep draws a divergent measure against a "
+            f"quality measure of the same run, which only {', '.join(SWEEPABLE)} have.")
+
+
+def point_dir(root: Path, option: str, value: float) -> Path:
+    """The folder of one option value: ``ROOT/temperature-0.7``."""
+    return root / f"{option}-{value!r}"
+
+
+def _ci(values: Sequence[float | None], confidence: float, resamples: int) -> dict[str, Any]:
+    from creval.metrics.bootstrap import bootstrap_mean_ci
+
+    kept = [float(v) for v in values if v is not None]
+    if not kept:
+        return {"estimate": None, "low": None, "high": None, "n": 0}
+    ci = bootstrap_mean_ci(kept, confidence=confidence, resamples=resamples)
+    return {"estimate": ci.mean, "low": ci.low, "high": ci.high, "n": len(kept)}
+
+
+def _point(value: float, run: Run, pair: Pair, root: Path, confidence: float,
+           resamples: int) -> dict[str, Any]:
+    d, q = _ci(pair.divergent, confidence, resamples), _ci(pair.quality, confidence, resamples)
+    return {"value": value, "benchmark": run.benchmark, "measure": pair.measure,
+            "label": pair.label, **d, "quality_measure": pair.quality_measure,
+            "quality_label": pair.quality_label, "quality": q["estimate"],
+            "quality_low": q["low"], "quality_high": q["high"], "quality_n": q["n"],
+            "run": str(run.path.relative_to(root))}
+
+
+def sweep_runs(root: Path, option: str, values: Sequence[float],
+               benchmarks: Sequence[str]) -> list[tuple[float, Run]]:
+    """The scored runs of a sweep directory, value by value (missing ones left out)."""
+    out = []
+    for value in values:
+        for name in benchmarks:
+            path = point_dir(root, option, value) / name
+            if (path / "scores.json").is_file():
+                out.append((value, read_run(path)))
+    return out
+
+
+def assemble_sweep(root: Path, header: dict[str, Any], *, confidence: float = 0.95,
+                   resamples: int = 2000) -> dict[str, Any]:
+    """The ``sweep.json`` document of a sweep directory (``header``: option, values,
+    benchmarks, model, ...): one point per value and measure pair, and per curve the trend of
+    each side against the option value."""
+    runs = sweep_runs(root, header["option"], header["values"], header["benchmarks"])
+    points = [_point(value, run, pair, root, confidence, resamples)
+              for value, run in runs for pair in measure_pairs(run)]
+    curves = []
+    for key in dict.fromkeys((p["benchmark"], p["measure"], p["quality_measure"]) for p in points):
+        items = [(v, pair) for v, run in runs for pair in measure_pairs(run)
+                 if (run.benchmark, pair.measure, pair.quality_measure) == key]
+        curves.append({"benchmark": key[0], "measure": key[1], "quality_measure": key[2],
+                       "trend": _trend(items, "divergent", resamples),
+                       "quality_trend": _trend(items, "quality", resamples)})
+    missing = [f"{name} at {header['option']}={v!r}" for v in header["values"]
+               for name in header["benchmarks"] if not any(
+                   val == v and r.benchmark == name for val, r in runs)]
+    return {"creval_sweep": SWEEP_FORMAT, **header, "confidence": confidence,
+            "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "points": points,
+            "curves": curves, "missing": missing}
+
+
+def _trend(items: list[tuple[float, Pair]], side: str, resamples: int) -> dict[str, Any] | None:
+    """Spearman's rho of the per-item values against the option value, with its interval
+    and permutation p; None with fewer than 3 items or two values."""
+    from creval.metrics.curves import spearman_trend
+
+    pairs = [(v, x) for v, pair in items for x in getattr(pair, side) if x is not None]
+    if len(pairs) < 3 or len({v for v, _ in pairs}) < 2:
+        return None
+    t = spearman_trend([v for v, _ in pairs], [x for _, x in pairs], resamples=resamples)
+    return {"rho": t.rho, "low": t.low, "high": t.high, "p": t.p, "n": t.n}
+
+
+def curve_items(root: Path, doc: dict[str, Any], benchmark: str, measure: str,
+                quality_measure: str) -> tuple[list[float], list[list[float | None]],
+                                               list[list[float | None]]]:
+    """One curve of a sweep as ``(values, divergent items, quality items)``, for
+    :mod:`creval.metrics.curves`: values whose run has the pair, in increasing order."""
+    values, divergent, quality = [], [], []
+    for value, run in sweep_runs(root, doc["option"], doc["values"], [benchmark]):
+        for pair in measure_pairs(run):
+            if (pair.measure, pair.quality_measure) == (measure, quality_measure):
+                values.append(value)
+                divergent.append(pair.divergent)
+                quality.append(pair.quality)
+    return values, divergent, quality
+
+
+def compare_documents(a: tuple[Path, dict[str, Any]], b: tuple[Path, dict[str, Any]], *,
+                      target: float | None = None, confidence: float = 0.95,
+                      resamples: int = 2000) -> dict[str, Any]:
+    """Two sweeps ``(directory, sweep.json)`` of the same option compared on every curve they
+    share: the divergent measure at matched quality (``target``, default the middle of the
+    quality range both curves span) and, at each value both ran, A minus B."""
+    from creval.metrics.curves import default_target, matched_difference
+
+    (root_a, doc_a), (root_b, doc_b) = a, b
+    if doc_a["option"] != doc_b["option"]:
+        raise CrevalError(f"{root_a} sweeps {doc_a['option']} and {root_b} sweeps "
+                          f"{doc_b['option']}: compare sweeps of the same option.")
+    keys_a = [(c["benchmark"], c["measure"], c["quality_measure"]) for c in doc_a["curves"]]
+    keys_b = {(c["benchmark"], c["measure"], c["quality_measure"]) for c in doc_b["curves"]}
+    shared = [k for k in keys_a if k in keys_b]
+    if not shared:
+        raise CrevalError(f"{root_a} and {root_b} share no curve (benchmark and measures): "
+                          "sweep the same benchmark in both.")
+    comparisons = []
+    for key in shared:
+        ca, cb = curve_items(root_a, doc_a, *key), curve_items(root_b, doc_b, *key)
+        chosen = target if target is not None else default_target(_on_curve(ca), _on_curve(cb))
+        row: dict[str, Any] = {"benchmark": key[0], "measure": key[1], "quality_measure": key[2],
+                               "target": chosen, "fixed": _fixed(ca, cb, confidence, resamples)}
+        if chosen is None:
+            row["note"] = ("the two curves' quality ranges do not overlap: no quality both "
+                           "reach, so no matched comparison (pass --quality to choose one)")
+        else:
+            m = matched_difference(ca, cb, target=chosen, confidence=confidence,
+                                   resamples=resamples)
+            row.update(a=_matched(m.a), b=_matched(m.b), difference=m.difference,
+                       low=m.low, high=m.high, reached=m.reached)
+        comparisons.append(row)
+    return {"creval_sweep_compare": SWEEP_FORMAT, "option": doc_a["option"],
+            "a": {"dir": str(root_a), "model": doc_a.get("model")},
+            "b": {"dir": str(root_b), "model": doc_b.get("model")},
+            "confidence": confidence, "comparisons": comparisons}
+
+
+def _on_curve(curve: tuple[list[float], list[Any], list[Any]]) -> list[float | None]:
+    """The quality means of the points that are on the curve: those with a divergent value
+    (a point without one, such as DAT with no valid trial, cannot be matched)."""
+    return [q for d, q in zip(_means(curve[1]), _means(curve[2]), strict=True) if d is not None]
+
+
+def _means(items: list[list[float | None]]) -> list[float | None]:
+    out: list[float | None] = []
+    for values in items:
+        kept = [v for v in values if v is not None]
+        out.append(sum(kept) / len(kept) if kept else None)
+    return out
+
+
+def _matched(m: Any) -> dict[str, Any]:
+    return {"value": m.value, "estimate": m.estimate, "low": m.low, "high": m.high,
+            "reached": m.reached}
+
+
+def _fixed(ca: tuple[list[float], list[Any], list[Any]], cb: tuple[list[float], list[Any], list[Any]],
+           confidence: float, resamples: int) -> list[dict[str, Any]]:
+    """At each value both curves have: A minus B on the divergent measure, with each side's
+    quality beside it."""
+    from creval.metrics.curves import mean_difference_ci
+
+    out = []
+    for i, value in enumerate(ca[0]):
+        if value not in cb[0]:
+            continue
+        j = cb[0].index(value)
+        da = [float(x) for x in ca[1][i] if x is not None]
+        db = [float(x) for x in cb[1][j] if x is not None]
+        row: dict[str, Any] = {"value": value, "a": _means([ca[1][i]])[0],
+                               "b": _means([cb[1][j]])[0], "a_quality": _means([ca[2][i]])[0],
+                               "b_quality": _means([cb[2][j]])[0],
+                               "difference": None, "low": None, "high": None}
+        if da and db:
+            diff, low, high = mean_difference_ci(da, db, confidence=confidence,
+                                                 resamples=resamples)
+            row.update(difference=diff, low=low, high=high)
+        out.append(row)
+    return out

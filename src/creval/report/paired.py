@@ -1,0 +1,152 @@
+"""Paired comparisons in words, tables and HTML: "GPT-4o minus this model: +0.12 [0.05, 0.19],
+p = 0.003 after Holm", and whether this model is ahead, behind or not distinguishable.
+
+The rows come from :mod:`creval.evaluation.paired` (``paired.json`` in a run directory,
+``measurement["paired"]`` in a profile document); this module only renders them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from creval.report.markdown import markdown_table
+
+PAIRED_JSON = "paired.json"
+HOW_TO_READ = (
+    "Each row pairs this model's per-item values with a published model's on the same items. "
+    "The difference is published minus this model (positive: the published model scored "
+    "higher), with a paired bootstrap 95% interval; p is a paired sign-flip permutation test, "
+    "p_holm the same after Holm's correction across every comparison of this report. "
+    "p_holm < 0.05 says which is ahead; otherwise the two are not distinguishable on these "
+    "items, and a true difference smaller than mdd (80% power) could well go unseen."
+)
+
+
+def _num(value: float | None, *, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.3g}" if signed else f"{value:.3g}"
+
+
+def _p(p: float) -> str:
+    """A p-value, short.
+
+    >>> _p(0.00312), _p(0.5), _p(1e-7)
+    ('0.003', '0.5', '< 0.0001')
+    """
+    return "< 0.0001" if p < 1e-4 else f"{p:.1g}" if p < 0.01 else f"{p:.2f}".rstrip("0").rstrip(".")
+
+
+def standing(row: dict[str, Any]) -> str:
+    """Where this model stands against the row's subject, and why.
+
+    >>> row = {"subject": "GPT-4o", "difference": 0.12, "low": 0.05, "high": 0.19,
+    ...        "p": 0.001, "p_holm": 0.003, "mdd": 0.04, "n": 700, "verdict": "behind"}
+    >>> standing(row)
+    'behind GPT-4o (p = 0.003 after Holm < 0.05)'
+    >>> standing({**row, "verdict": "not distinguishable", "p_holm": 0.4})
+    'not distinguishable from GPT-4o (p = 0.4 after Holm; 700 items detect about 0.04 at 80% power)'
+    """
+    if row["difference"] == 0 and row["low"] == row["high"] == 0:
+        return f"the same as {row['subject']} on every one of the {row['n']} paired items"
+    if row["verdict"] == "behind":
+        return f"behind {row['subject']} (p = {_p(row['p_holm'])} after Holm < 0.05)"
+    if row["verdict"] == "ahead":
+        return f"ahead of {row['subject']} (p = {_p(row['p_holm'])} after Holm < 0.05)"
+    return (f"not distinguishable from {row['subject']} (p = {_p(row['p_holm'])} after Holm; "
+            f"{row['n']} items detect about {_num(row['mdd'])} at 80% power)")
+
+
+def sentence(row: dict[str, Any], *, this: str = "this model") -> str:
+    """One comparison in a line.
+
+    >>> sentence({"subject": "GPT-4o", "difference": 0.12, "low": 0.05, "high": 0.19,
+    ...           "p_holm": 0.003})
+    'GPT-4o minus this model: +0.12 [0.05, 0.19], p = 0.003 after Holm'
+    """
+    return (f"{row['subject']} minus {this}: {_num(row['difference'], signed=True)} "
+            f"[{_num(row['low'])}, {_num(row['high'])}], p = {_p(row['p_holm'])} after Holm")
+
+
+def rows_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as shown: rounded, with the standing in words."""
+    return [{"benchmark": r["benchmark"], "measure": r["measure"], "subject": r["subject"],
+             "n": r["n"], "difference": _num(r["difference"], signed=True),
+             "95% interval": f"[{_num(r['low'])}, {_num(r['high'])}]", "p": _p(r["p"]),
+             "p_holm": _p(r["p_holm"]), "mdd": _num(r["mdd"]), "verdict": r["verdict"]}
+            for r in rows]
+
+
+HOW_TO_READ_RUNS = (
+    "Each row pairs the two runs' per-item values on the same items. The difference is the "
+    "first run minus the second, with a paired bootstrap 95% interval; p is a paired sign-flip "
+    "permutation test, p_holm the same after Holm's correction across every row. p_holm < 0.05 "
+    "says which run is ahead (the verdict is the second run's standing: behind means the first "
+    "scored higher); otherwise they are not distinguishable, and a true difference smaller "
+    "than mdd (80% power) could well go unseen."
+)
+
+
+def render_paired_text(report: dict[str, Any], *, runs: bool = False) -> str:
+    """``creval compare --published`` (or, with ``runs``, ``--paired``) console output."""
+    out = []
+    if report["rows"]:
+        out += [markdown_table(rows_table(report["rows"])), "", HOW_TO_READ_RUNS if runs else HOW_TO_READ]
+    else:
+        out.append("No paired comparison could be made.")
+    for s in report["skipped"]:
+        out.append(f"- {s['benchmark']} ({s['run']}): not compared: {s['reason']}")
+    return "\n".join(out)
+
+
+def read_paired(run_dir: Path) -> dict[str, Any] | None:
+    """A run directory's ``paired.json``, when there is one."""
+    path = Path(run_dir) / PAIRED_JSON
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("rows"), list) else None
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def paired_html(rows: list[dict[str, Any]], reason: str | None = None) -> str:
+    """A block of paired comparisons for report.html and profile.html (the rows of one
+    measure or one run), or the reason there are none."""
+    if not rows:
+        if reason is None:
+            return ""
+        return (f"<div class='paired notcomp'>Paired comparison with published per-item results: "
+                f"not made ({_e(reason)}).</div>")
+    items = "".join(
+        f"<li data-subject='{_e(r['subject'])}' data-measure='{_e(r['measure'])}'>"
+        f"<b>{_e(r['verdict'])}</b> &middot; {_e(sentence(r))} "
+        f"<span class=muted>({_e(r['measure'])}, {r['n']} paired items; {_e(standing(r))})</span></li>"
+        for r in rows)
+    return (f"<details class=paired open><summary>Item by item against {len(rows)} published "
+            f"model(s): ahead, behind or not distinguishable</summary><ul>{items}</ul>"
+            f"<p class=note>{_e(HOW_TO_READ)}</p></details>")
+
+
+def paired_section(run_dir: Path) -> str:
+    """report.html's block from the run's ``paired.json`` ("" when there is none)."""
+    doc = read_paired(run_dir)
+    if doc is None:
+        return ""
+    reason = "; ".join(s["reason"] for s in doc.get("skipped", [])) or None
+    return paired_html(doc["rows"], reason)
+
+
+def paired_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    """Markdown lines of one measure's paired comparisons (profile.md)."""
+    if not rows:
+        return []
+    return [markdown_table(rows_table(rows)), "", HOW_TO_READ, ""]
