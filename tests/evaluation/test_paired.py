@@ -55,6 +55,7 @@ def jcq_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
                   "--judge", "openai:gpt-4o-2024-08-06", "--judge-base-url", judge_server.url,
                   "--size", "standard", "--lang", "ja", "--only", "jcq", "--no-progress",
                   "--set", f"jcq.questions={questions}", "--set", "jcq.parser=upstream",
+                  "--set", "jcq.structured_judge=false",  # the paper's free-text verdicts
                   "--concurrency", "32", "--out", str(out))
     writer.close()
     judge_server.close()

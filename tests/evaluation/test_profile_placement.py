@@ -1,12 +1,16 @@
 """A profile places a measurement beside published models only when it was measured the way
-the paper measured it: JCQ at the paper's size, on the paper's questions, judged by GPT-4o.
+the paper measured it: JCQ at the paper's size, on the paper's questions (recognised by
+content), with the paper preset's options, judged by the snapshot gpt-4o-2024-08-06.
 
-Two loopback servers stand in for the models: a "writer" answering each JCQ question five
-times (answers that name their question and index), and a judge that answers each judge
-prompt with the judgement GPT-4o actually wrote for that answer slot in JCQ-judge's released
-files (``../shared/data/jcq/judgements_gpt-4o-2024-08-06``). The run then reproduces the
-published judge's scores, so the profile must place it on the published chart; the same
-answers judged by another model must be taken off it, with the reason.
+Two loopback servers stand in for the models: a "writer" (an OpenAI-compatible endpoint)
+answering each JCQ question five times (answers that name their question and index), and a
+judge that reports the model id it is told to and answers each judge prompt with the
+judgement GPT-4o actually wrote for that answer slot in JCQ-judge's released files
+(``../shared/data/jcq/judgements_gpt-4o-2024-08-06``). The run then reproduces the published
+judge's scores, so the profile must place it on the published chart and ``creval references
+check`` must call it comparable with the released-judgement values; the same answers with
+one judge option changed, or judged by an endpoint reporting another snapshot, must not be,
+and must say why.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ class Server:
     def __init__(self, reply: Any) -> None:
         owner = self
         self.requests = 0
+        #: the model id the endpoint reports (None: the one asked for)
+        self.reports: str | None = None
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -49,7 +55,7 @@ class Server:
                             "message": {"role": "assistant", "content": reply(body, i)}}
                            for i in range(int(body.get("n") or 1))]
                 self._send({"id": "x", "object": "chat.completion", "created": 0,
-                            "model": body["model"], "choices": choices,
+                            "model": owner.reports or body["model"], "choices": choices,
                             "usage": {"prompt_tokens": 5, "completion_tokens": 5,
                                       "total_tokens": 10}})
 
@@ -106,46 +112,64 @@ def _jcq(profile: Path) -> dict[str, Any]:
     return next(m for m in fam["measurements"] if m["benchmark"] == "jcq" and m["key"] == "mean")
 
 
-def test_paper_protocol_is_placed_and_another_judge_is_not(
+def _check(path: Path) -> list[dict[str, Any]]:
+    done = creval("references", "check", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    return [c for c in json.loads(done.stdout) if c["benchmark"] == "jcq"]
+
+
+def test_the_paper_preset_is_comparable_and_a_changed_judge_option_or_snapshot_is_not(
     tmp_path: Path, servers: tuple[Server, Server], jcq_files: tuple[Path, dict[int, str]],
 ) -> None:
     writer, judge = servers
     questions, _ = jcq_files
-    common = ["--size", "paper", "--lang", "ja", "--only", "jcq", "--no-progress",
-              "--set", f"jcq.questions={questions}", "--set", "jcq.parser=upstream",
-              "--judge-base-url", judge.url, "--concurrency", "32"]
+    common = ["--size", "paper", "--lang", "ja", "--only", "jcq", "--no-progress", "--preset",
+              "paper", "--set", f"jcq.questions={questions}", "--judge-base-url", judge.url,
+              "--concurrency", "32"]
+    key = {"OPENAI_API_KEY": "sk-test"}
     recorded = tmp_path / "recorded"
+    judge.reports = "gpt-4o-2024-08-06"
     done = creval("profile", "--model", "openai:swallow-8b", "--base-url", writer.url,
-                  "--judge", "openai:gpt-4o-2024-08-06", "--out", str(recorded), *common)
+                  "--out", str(recorded), *common, env=key)
     assert done.returncode == 0, done.stdout + done.stderr
     mean = _jcq(recorded)
-    published = {r["subject"]: r for r in mean["references"]}
-    ours = [r for r in mean["references"] if MODEL.lower() in r["subject"].lower()
-            or "swallow" in r["subject"].lower()]
-    assert ours, f"no published Swallow value among {sorted(published)}"
-    placed = [r for r in mean["references"] if r["comparable"]]
-    assert placed, sorted({r["reason"] for r in mean["references"]})
-    assert all(r["reason"] is None for r in placed)
+    ours = [r for r in mean["references"] if r["subject"] == MODEL]
+    assert ours and all(r["comparable"] for r in ours), ours
     # the released judgements reproduce the published mean of the same model
-    computed = next(r for r in ours if r["comparable"])
-    assert mean["value"] == pytest.approx(computed["value"], abs=0.01)
+    assert mean["value"] == pytest.approx(ours[0]["value"], abs=0.01)
     assert mean["n"] and mean["low"] < mean["value"] < mean["high"]
+    checks = _check(recorded)
+    released = [c for c in checks if c["protocol"] == "jcq-released-judgements"]
+    assert released and all(c["comparable"] and c["reasons"] == [] for c in released)
+    assert {c["measure"] for c in released} == {"mean", "fluency", "flexibility", "originality",
+                                                "elaboration"}
+    assert set(checks[0]) >= {"subject", "protocol", "measure", "value", "comparable", "reasons"}
+    # Table 3 and the released judgements name the same models: each counted once (22, not 27)
+    doc = json.loads((recorded / "profile.json").read_text())
+    standing = next(line for line in doc["summary"]["standing"] if line.startswith("TTCT rubric mean"))
+    assert " of 22 published" in standing and "jcq-released-judgements" in standing
     html = (recorded / "profile.html").read_text()
-    assert "Among published models measured the same way" in html
+    assert "Among published models measured the same way (22)" in html
+    assert "taken as inferred" in html  # the protocol values the paper does not print
+    run_report = (recorded / "jcq" / "report.md").read_text()
+    assert "## Published values of these measures" in run_report  # every measure, not only mean
 
-    # the paper's preset judges a replay of the same answers: still placed
-    preset = tmp_path / "preset"
-    done = creval("profile", "--model", f"replay:{recorded}", "--preset", "paper",
-                  "--out", str(preset), *common, env={"OPENAI_API_KEY": "sk-test"})
+    # one judge option changed, the same answers replayed: not comparable, and says which
+    changed = tmp_path / "changed"
+    done = creval("profile", "--model", f"replay:{recorded}", "--out", str(changed), *common,
+                  "--set", "jcq.judge_max_tokens=48", env=key)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert any(r["comparable"] for r in _jcq(preset)["references"])
+    checks = _check(changed)
+    assert checks and not any(c["comparable"] for c in checks)
+    assert {tuple(c["reasons"]) for c in checks} == {("judge_max_tokens=48, the paper used 64",)}
+    assert "Among published models measured the same way" not in (changed / "profile.html").read_text()
 
-    # another judge over the very same answers: off the chart, with the reason
-    other = tmp_path / "other-judge"
-    done = creval("profile", "--model", f"replay:{recorded}", "--judge", "openai:gpt-4o-mini",
-                  "--out", str(other), *common)
+    # the alias asked for, another snapshot answering: off the chart, with the snapshot said
+    judge.reports = "gpt-4o-2024-11-20"
+    moved = tmp_path / "moved"
+    done = creval("profile", "--model", f"replay:{recorded}", "--judge", "openai:gpt-4o",
+                  "--out", str(moved), *common, env=key)
     assert done.returncode == 0, done.stdout + done.stderr
-    refs = _jcq(other)["references"]
-    assert refs and not any(r["comparable"] for r in refs)
-    assert all("judge" in r["reason"] for r in refs if r["protocol"] == computed["protocol"])
-    assert "Among published models measured the same way" not in (other / "profile.html").read_text()
+    checks = _check(moved)
+    assert checks and not any(c["comparable"] for c in checks)
+    assert all(any("judge answered as gpt-4o-2024-11-20" in w for w in c["reasons"]) for c in checks)

@@ -1,23 +1,17 @@
-"""The published reference values (creval/data/references) and the comparability rule."""
+"""The published reference values (creval/data/references); the comparability rules are
+tested in tests/evaluation/test_comparability.py."""
 
 from __future__ import annotations
 
 import csv
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from tests_paths import shared_data_path
 
 from creval.errors import CrevalError
-from creval.report.references import (
-    Protocol,
-    RunConditions,
-    comparability,
-    load_references,
-    references_for,
-)
+from creval.report.references import load_references, references_for
 
 #: Headline keys the scorers write (read off each benchmark's scoring code).
 SCORER_KEYS = {
@@ -102,78 +96,6 @@ def test_references_for_gives_each_value_with_its_protocol() -> None:
     assert references_for("jcq", "no-such-measure") == []
 
 
-# --- comparability -----------------------------------------------------------------------
-
-JCQ = Protocol("jcq-paper", "jcq", "upstream", 700, ("gpt-4o",), "JCQ judged by GPT-4o",
-               options={"answers": 5})
-LOT = Protocol("lotbench", "lotbench", "unavailable", None, None, "LoTbench",
-               roles={"e1": ("gpt-4o-mini",), "e2": ("gpt-4o-mini",)})
-DAT = Protocol("dat-ja", "dat", "none", 100, None, "Japanese DAT",
-               options={"lang": "ja", "variant": ("auto", "all-valid")})
-RUN = RunConditions(benchmark="jcq", data="upstream", items=700,
-                    judge="openai:gpt-4o-2024-08-06", self_judged=False, options={"answers": 5})
-
-
-def test_a_run_under_the_papers_protocol_is_comparable() -> None:
-    assert comparability(JCQ, RUN) is None
-    assert comparability(JCQ, replace(RUN, items=1000, judge="GPT-4o")) is None
-
-
-@pytest.mark.parametrize(("change", "reason"), [
-    ({"benchmark": "ttct"}, "not comparable: a ttct run, the paper measured jcq"),
-    ({"data": "starter"}, "not comparable: the starter set, not the paper's data"),
-    ({"data": "mine.jsonl"}, "not comparable: the data mine.jsonl, not the paper's"),
-    ({"judge": None, "self_judged": True}, "not comparable: self-judged (the paper's judge was gpt-4o)"),
-    ({"judge": "openai:gpt-4o-mini"}, "not comparable: judge openai:gpt-4o-mini, the paper's was gpt-4o"),
-    ({"judge": None}, "not comparable: no judge, the paper's was gpt-4o"),
-    ({"options": {"answers": 1}}, "not comparable: answers=1, the paper used 5"),
-    ({"options": {}}, "not comparable: answers not recorded, the paper used 5"),
-    ({"items": 20}, "not comparable: 20 items, the paper measured 700"),
-])
-def test_each_difference_is_said(change: dict, reason: str) -> None:
-    assert comparability(JCQ, replace(RUN, **change)) == reason
-
-
-def test_the_first_difference_in_order_is_the_one_said() -> None:
-    run = replace(RUN, data="starter", judge="openai:gpt-4o-mini", items=20, options={"answers": 1})
-    assert comparability(JCQ, run) == "not comparable: the starter set, not the paper's data"
-    run = replace(RUN, judge="openai:gpt-4o-mini", items=20, options={"answers": 1})
-    assert comparability(JCQ, run).startswith("not comparable: judge")
-    assert comparability(JCQ, replace(RUN, items=20, options={"answers": 1})).startswith(
-        "not comparable: answers=1")
-
-
-def test_roles_and_unpublished_data() -> None:
-    run = RunConditions("lotbench", "upstream", 50, None, False,
-                        roles={"e1": "openai:gpt-4o", "e2": "openai:gpt-4o-mini"})
-    assert comparability(LOT, run) == "not comparable: the paper's data is not public"
-    open_data = replace(LOT, data="upstream")
-    assert comparability(open_data, run) == "not comparable: e1 was openai:gpt-4o, the paper's was gpt-4o-mini"
-    assert comparability(open_data, replace(run, roles={"e1": "openai:gpt-4o-mini"})) == (
-        "not comparable: no e2 model, the paper's was gpt-4o-mini")
-    both = {"e1": "openai:gpt-4o-mini-2024-07-18", "e2": "gpt-4o-mini"}
-    assert comparability(open_data, replace(run, roles=both)) is None
-
-
-def test_a_task_without_an_item_set_and_options_with_several_accepted_values() -> None:
-    run = RunConditions("dat", "glove-6b-50d", 100, None, False,
-                        options={"lang": "ja", "variant": "auto"})
-    assert comparability(DAT, run) is None
-    assert comparability(DAT, replace(run, options={"lang": "ja", "variant": "olson"})) == (
-        "not comparable: variant=olson, the paper used auto or all-valid")
-    assert comparability(DAT, replace(run, options={"lang": "en", "variant": "auto"})) == (
-        "not comparable: lang=en, the paper used ja")
-
-
-def test_the_packaged_protocols_reject_a_starter_run_and_accept_the_papers_setup() -> None:
-    (_, protocol), *_ = [(r, p) for r, p in references_for("jcq", "originality") if p.id == "jcq-paper"]
-    paper_run = RunConditions("jcq", "upstream", 700, "openai:gpt-4o", False,
-                              options={"questions": "upstream", "answers": 5, "temperature": 1.0})
-    assert comparability(protocol, paper_run) is None
-    smoke = replace(paper_run, data="starter", items=7, options={"answers": 1})
-    assert comparability(protocol, smoke) == "not comparable: the starter set, not the paper's data"
-
-
 # --- malformed files ---------------------------------------------------------------------
 
 def _write(folder: Path, body: dict) -> Path:
@@ -207,6 +129,8 @@ def test_a_well_formed_folder_loads(tmp_path: Path) -> None:
     (lambda d: d["protocols"]["p1"].update(data="starter"), "protocols.p1.data"),
     (lambda d: d["protocols"]["p1"].update(items=0), "protocols.p1.items"),
     (lambda d: d["protocols"]["p1"].update(judge="gpt-4o"), "protocols.p1.judge"),
+    (lambda d: d["protocols"]["p1"].update(inferred={"answers": "x"}), "protocols.p1.inferred.answers"),
+    (lambda d: d["protocols"]["p1"].update(snapshots={"gpt-4o": []}), "protocols.p1.snapshots.gpt-4o"),
     (lambda d: d.pop("paper"), "paper"),
 ])
 def test_a_malformed_file_names_the_file_and_the_field(tmp_path: Path, edit, field: str) -> None:

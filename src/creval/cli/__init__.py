@@ -32,7 +32,7 @@ def _register_subcommands() -> None:
     from creval.cli.novelty import novelty
     from creval.cli.play import play_app
     from creval.cli.profile import profile
-    from creval.cli.references import references
+    from creval.cli.references import references_app
     from creval.cli.sandbox import sandbox_app
     from creval.cli.score import score_app
     from creval.cli.sweep import sweep_command
@@ -58,7 +58,7 @@ def _register_subcommands() -> None:
     app.command("novelty")(novelty)
     app.add_typer(register_all(), name="analyze")
     app.add_typer(train_app, name="train")
-    app.command("references")(references)
+    app.add_typer(references_app, name="references")
 
 
 def main() -> None:

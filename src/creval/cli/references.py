@@ -1,8 +1,10 @@
-"""``creval references``: the papers' published values that runs are compared with."""
+"""``creval references``: the papers' published values that runs are compared with, and
+``creval references check PATH``: which of them a run may stand beside."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -81,3 +83,76 @@ def _print_tables(rows: list[dict[str, Any]]) -> None:
         for pid, described in dict.fromkeys((r["protocol"], r["protocol_description"]) for r in mine):
             console.print(f"  [bold]{pid}[/]: {described}", soft_wrap=False)
         console.print()
+
+
+# --- creval references check PATH -----------------------------------------------------------
+
+def check(
+    path: Annotated[Path, typer.Argument(help="A run directory, or a profile directory (every run below it).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per published value.")] = False,
+) -> None:
+    """Whether each published value of a run's measures was measured the way the run was,
+    with every reason it was not (each differing option with both values).
+
+    Compared: the benchmark, the data (by the digest of its content), the judge and other
+    evaluator models (by the snapshot their endpoints reported), every option that changes
+    what is measured, and the items behind the value. See docs/references.md.
+    """
+    from creval.evaluation.comparability import comparable_references
+
+    checks = comparable_references(path)
+    if as_json:
+        typer.echo(json.dumps([c.as_dict() for c in checks], indent=1, ensure_ascii=False))
+        return
+    if not checks:
+        typer.echo(f"{path}: no measure of its run(s) has a published value.")
+        return
+    for line in _check_lines(checks):
+        typer.echo(line)
+
+
+def _check_lines(checks: list[Any]) -> list[str]:
+    """Per run and measure, each protocol once: comparable or not with every reason, the
+    values it covers, and the values the paper does not print (inferred)."""
+    lines: list[str] = []
+    groups: dict[tuple[str, str, str], list[Any]] = {}
+    for c in checks:
+        groups.setdefault((c.run, c.measure, c.protocol), []).append(c)
+    last: tuple[str, str] | None = None
+    for (run, measure, protocol), group in groups.items():
+        first = group[0]
+        if last != (run, measure):
+            ours = "-" if first.ours is None else f"{first.ours:.4g}"
+            lines += ["", f"{run}: {first.benchmark} {measure} = {ours}"]
+            last = (run, measure)
+        verdict = "comparable" if first.comparable else "not comparable"
+        lines.append(f"  {protocol} (seed {first.seed}): {verdict}")
+        lines += [f"    - {why}" for why in first.reasons]
+        if first.comparable:
+            lines += [f"    inferred: {note}" for note in first.inferred]
+        lines.append("    " + "; ".join(f"{c.subject} {c.value:g}" for c in group))
+    return lines[1:]
+
+
+def _listing_unless_a_subcommand(listing: Any) -> Any:
+    """``creval references`` lists; ``creval references check PATH`` checks. The listing's
+    own options and help are kept (its signature, with the context Typer passes added)."""
+    import functools
+    import inspect
+
+    @functools.wraps(listing)
+    def callback(ctx: typer.Context, *args: Any, **kwargs: Any) -> None:
+        if ctx.invoked_subcommand is None:
+            listing(*args, **kwargs)
+
+    own = inspect.signature(listing, eval_str=True)
+    context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
+    del callback.__wrapped__
+    callback.__signature__ = own.replace(parameters=[context, *own.parameters.values()])  # type: ignore[attr-defined]
+    callback.__annotations__ = {"ctx": typer.Context, **listing.__annotations__}
+    return callback
+
+
+references_app = typer.Typer(add_completion=False)
+references_app.callback(invoke_without_command=True)(_listing_unless_a_subcommand(references))
+references_app.command("check")(check)

@@ -79,6 +79,9 @@ class Separation:
     sd: float
     gap: float
     source: str
+    #: The units of the measure where a benchmark has several (DAT: ``x100`` for the Olson
+    #: variant, ``0-1`` for all-valid, the Japanese paper's); empty where it has one.
+    units: str = ""
 
     @property
     def items(self) -> int:
@@ -103,7 +106,11 @@ def items_to_separate(sd: float, gap: float, *, z: float = 1.96) -> int:
 #: between two models the paper separates.
 SEPARATION: tuple[Separation, ...] = (
     Separation("dat", "dat_mean", 1.8, 1.3,
-               "seed 004 Table 6: per-trial sd 1.4-1.8 (x100); calm3-22b 51.4 vs GPT-4o 52.7"),
+               "seed 004 Table 6 on the x100 scale of the Olson variant: per-trial sd 1.4-1.8; "
+               "calm3-22b 51.4 vs GPT-4o 52.7", units="x100"),
+    Separation("dat", "dat_mean", 0.018, 0.013,
+               "seed 004 Table 6 as printed (0-1, the all-valid variant): per-trial sd "
+               "0.014-0.018; calm3-22b 0.514 vs GPT-4o 0.527", units="0-1"),
     Separation("jcq", "mean", 0.6, 0.12,
                "seed 004 Table 3: calm3-22b 3.76 vs GPT-4o 3.64; sd of one answer's mean of "
                "four 1-5 scores about 0.6. Bootstrap intervals over GPT-4o's released "
@@ -119,6 +126,27 @@ SEPARATION: tuple[Separation, ...] = (
     Separation("neocoder", "convergent@0", 0.37, 0.1,
                "seed 000 Table 3: GPT-4 convergent@0 = 0.162, a proportion (sd 0.37)"),
 )
+
+
+def dat_units(options: dict[str, Any]) -> str:
+    """The scale of DAT's score under ``options``: ``x100`` (Olson) or ``0-1`` (all-valid).
+
+    >>> dat_units({"lang": "ja", "variant": "auto"}), dat_units({}), dat_units({"variant": "all-valid"})
+    ('0-1', 'x100', '0-1')
+    """
+    variant = options.get("variant", "auto")
+    if variant == "auto":
+        variant = "all-valid" if options.get("lang", "en") == "ja" else "olson"
+    return "0-1" if variant == "all-valid" else "x100"
+
+
+def separation(benchmark: str, measure: str, options: dict[str, Any]) -> Separation | None:
+    """The sd and gap of ``measure`` in the units the run's ``options`` give it."""
+    units = dat_units(options) if benchmark == "dat" else ""
+    for s in SEPARATION:
+        if s.benchmark == benchmark and s.measure == measure and s.units == units:
+            return s
+    return None
 
 
 #: allenai/MacGyver problem_solution_pair.xlsx.

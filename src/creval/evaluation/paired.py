@@ -24,15 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
+from creval.evaluation.comparability import RunConditions, conditions_of, reasons
 from creval.evaluation.published import (
-    data_identity_of,
     find_published,
     run_item_values,
     source_protocol,
 )
 from creval.reader import PAIRED_COLUMNS, PROFILE, Run, read_run
 from creval.report.paired import PAIRED_JSON
-from creval.report.references import Protocol, RunConditions
+from creval.report.references import Protocol
 
 ALPHA = 0.05
 #: Options that do not change what is measured (how much was run, and how), and the data
@@ -56,27 +56,19 @@ class PairedReport:
 # --- comparability: the one adapter -----------------------------------------------------------
 
 def run_conditions(run: Run) -> RunConditions:
-    """How ``run`` measured, in the terms of :mod:`creval.report.references`."""
-    manifest = run.manifest
-    scores = run.scores
-    judge = (manifest.judge or {}).get("spec") if manifest.judge else None
-    self_judged = scores is not None and str(scores.headline.get("judged_by", "")).startswith("self-judged")
-    return RunConditions(
-        benchmark=manifest.benchmark, data=data_identity_of(run),
-        items=scores.units.finished if scores else 0, judge=None if judge is None else str(judge),
-        self_judged=self_judged, roles={r: str(d.get("spec")) for r, d in manifest.roles.items()},
-        options=dict(manifest.options),
-    )
+    """How ``run`` measured (:func:`creval.evaluation.comparability.conditions_of`)."""
+    return conditions_of(run)
 
 
 def comparable(protocol: Protocol, run: Run) -> str | None:
-    """None when ``run`` measured under ``protocol``, else why not (one line).
+    """None when ``run`` measured under ``protocol``, else every reason, in one line.
 
-    The one place this module asks the comparability rules; switch it here when they move.
+    The one place this module asks the comparability rules
+    (:mod:`creval.evaluation.comparability`).
     """
-    from creval.report.references import comparability
-
-    return comparability(protocol, run_conditions(run))
+    items = run.scores.units.finished if run.scores is not None else 0
+    why = reasons(protocol, conditions_of(run), items=items)
+    return None if not why else "not comparable: " + "; ".join(why)
 
 
 # --- statistics of the rows ------------------------------------------------------------------
@@ -192,14 +184,22 @@ def compare_published(path: str | Path, *, published: str | Path | None = None) 
 # --- two of the user's runs ------------------------------------------------------------------
 
 def _protocol_of(run: Run) -> Protocol:
-    """Run ``run``'s own protocol, to hold another run against."""
+    """Run ``run``'s own protocol, to hold another run against: its judge and roles by the
+    model ids their endpoints reported (else the spec); its data is compared apart
+    (:func:`_same_data`)."""
     cond = run_conditions(run)
     options = {k: v for k, v in cond.options.items() if k not in _NOT_PROTOCOL}
-    return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data=cond.data, items=None,
-                    judge=None if cond.judge is None else (cond.judge,),
-                    description=f"as run {run.path} measured",
-                    roles={r: (spec,) for r, spec in cond.roles.items()},
+    judge = cond.judge_reported or ((cond.judge,) if cond.judge is not None else None)
+    return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data="none", items=None,
+                    judge=judge, description=f"as run {run.path} measured",
+                    roles={r: cond.roles_reported.get(r) or (spec,) for r, spec in cond.roles.items()},
                     options=options)
+
+
+def _same_data(a: Run, b: Run) -> str | None:
+    """None when both runs measured the same data (by content), else why not."""
+    da, db = run_conditions(a).data, run_conditions(b).data
+    return None if da.key == db.key else f"not comparable: the data {db.shown}, the first run's was {da.shown}"
 
 
 def _generation_options(run: Run) -> set[str]:
@@ -221,9 +221,10 @@ def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
         run_a, run_b = read_run(runs_a[bench]), read_run(runs_b[bench])
         protocol = _protocol_of(run_a)
         free = _generation_options(run_a)
-        protocol = Protocol(**{**protocol.__dict__, "options": {
-            k: v for k, v in protocol.options.items() if k not in free}})
-        reason = comparable(protocol, run_b)
+        protocol = Protocol(**{**protocol.__dict__, "options": {  # sampling may differ
+            k: run_b.manifest.options.get(k) if k in free else v
+            for k, v in protocol.options.items()}})
+        reason = comparable(protocol, run_b) or _same_data(run_a, run_b)
         if reason is not None:
             reason = reason.replace("the paper's", "the first run's").replace("the paper", "the first run")
         if reason is None and (run_a.scores is None or run_b.scores is None):

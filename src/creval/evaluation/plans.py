@@ -67,7 +67,7 @@ def plan_runs(
         if preset is not None:
             # the user's judge and role models replace the preset's, and their needs
             entry = preset_entry(preset, bench.name, str(mine.get("lang", "en"))).overridden(
-                judge, mine_roles)
+                judge, mine_roles, given=[k for k, v in mine.items() if v not in (None, "")])
             entries[bench.name] = entry
             mine = {**entry.options, **mine}
             chosen_judge = judge or entry.judge

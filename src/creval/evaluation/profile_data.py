@@ -14,10 +14,16 @@ from typing import Any
 
 from creval.evaluation.battery import (
     BATTERY_VERSION,
-    SEPARATION,
     Measure,
     PlannedRun,
     items_to_separate,
+    separation,
+)
+from creval.evaluation.comparability import (
+    RunConditions,
+    check_measure,
+    conditions_of,
+    is_self_judged,
 )
 from creval.reader import Run, read_run
 from creval.records import Scores
@@ -78,61 +84,28 @@ def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int 
     return ci.low, ci.high, len(items), f"bootstrap of the mean over {len(items)} items (95%)"
 
 
-def conditions(run: Run, planned: PlannedRun) -> dict[str, Any]:
-    """How a run measured: benchmark, data, items, judge and roles, options."""
-    manifest = run.manifest
-    scores = run.scores or Scores()
-    options = dict(manifest.options)
-    data = "none"  # the task has no item set (DAT: the words are the model's)
-    if planned.member.data_option is not None:
-        data = data_identity(options.get(planned.member.data_option), planned.member.upstream_sha256)
-    judge = (manifest.judge or {}).get("spec") if manifest.judge else None
-    roles = {r: str(d.get("spec")) for r, d in manifest.roles.items()}
-    return {"benchmark": manifest.benchmark, "data": data, "items": scores.units.finished,
-            "judge": judge, "self_judged": is_self_judged(scores), "roles": roles,
-            "options": options}
+def conditions(run: Run, cond: RunConditions | None = None) -> dict[str, Any]:
+    """How a run measured, as the profile shows it: benchmark, data (by content), judge and
+    the model ids its endpoint reported, roles, self-judging."""
+    cond = cond or conditions_of(run)
+    return {"benchmark": cond.benchmark, "data": cond.data.shown, "data_kind": cond.data.kind,
+            "items": (run.scores or Scores()).units.finished, "judge": cond.judge,
+            "judge_reported": list(cond.judge_reported), "self_judged": cond.self_judged,
+            "roles": dict(cond.roles)}
 
 
-def data_identity(value: Any, upstream: frozenset[str] = frozenset()) -> str:
-    """``starter`` (no data option), ``upstream`` (the paper's data: asked by name, or a local
-    file whose sha256 is the paper's file's), else the file's name.
-
-    >>> data_identity(None), data_identity("upstream"), data_identity("/x/mine.jsonl")
-    ('starter', 'upstream', 'mine.jsonl')
-    """
-    if value in (None, ""):
-        return "starter"
-    if value == "upstream":
-        return "upstream"
-    path = Path(str(value))
-    if upstream and path.is_file():
-        import hashlib
-
-        if hashlib.sha256(path.read_bytes()).hexdigest() in upstream:
-            return "upstream"
-    return path.name
+def place(run: Run, key: str, cond: RunConditions | None = None) -> list[dict[str, Any]]:
+    """Published values of the same measure, each with whether it may stand beside ours and
+    every reason it may not (:mod:`creval.evaluation.comparability`)."""
+    return [{"subject": c.subject, "kind": c.kind, "value": c.value, "source": c.source,
+             "paper": c.paper, "seed": c.seed, "protocol": c.protocol, "described": c.described,
+             "comparable": c.comparable, "reasons": list(c.reasons), "inferred": list(c.inferred),
+             "reason": None if c.comparable else "not comparable: " + "; ".join(c.reasons)}
+            for c in check_measure(run, key, cond)]
 
 
-def is_self_judged(scores: Scores) -> bool:
-    return str(scores.headline.get("judged_by", "")).startswith("self-judged")
-
-
-def place(benchmark: str, key: str, cond: dict[str, Any]) -> list[dict[str, Any]]:
-    """Published values of the same measure, each with whether it may stand beside ours."""
-    from creval.report.references import RunConditions, comparability, references_for
-
-    run = RunConditions(**cond)
-    placed = []
-    for ref, protocol in references_for(benchmark, key):
-        reason = comparability(protocol, run)
-        placed.append({"subject": ref.subject, "kind": ref.kind, "value": ref.value,
-                       "source": ref.source, "protocol": ref.protocol,
-                       "described": protocol.description,
-                       "comparable": reason is None, "reason": reason})
-    return placed
-
-
-def _weak(benchmark: str, key: str, scores: Scores, n: int | None) -> list[str]:
+def _weak(benchmark: str, key: str, scores: Scores, n: int | None,
+          options: dict[str, Any]) -> list[str]:
     weak = []
     head = scores.headline
     if _judged(benchmark, key) and is_self_judged(scores):
@@ -150,38 +123,39 @@ def _weak(benchmark: str, key: str, scores: Scores, n: int | None) -> list[str]:
         weak.append(f"low validity: {int(invalid)} of {int(valid + invalid)} trials invalid")
     if scores.units.errors or scores.units.missing:
         weak.append(f"{scores.units.errors} unit(s) failed, {scores.units.missing} not run")
-    need = _standard_items(benchmark, key)
+    need = _standard_items(benchmark, key, options)
     if need is not None and n is not None and n < need:
         weak.append(f"small: {n} items (separating the paper's models needs about {need})")
     return weak
 
 
-def _standard_items(benchmark: str, key: str) -> int | None:
-    for s in SEPARATION:
-        if s.benchmark == benchmark and s.measure == key:
-            return s.items
-    return None
+def _standard_items(benchmark: str, key: str, options: dict[str, Any]) -> int | None:
+    s = separation(benchmark, key, options)
+    return None if s is None else s.items
 
 
-def _gap(benchmark: str, key: str) -> float | None:
-    for s in SEPARATION:
-        if s.benchmark == benchmark and s.measure == key:
-            return s.gap
-    return None
+def _gap(benchmark: str, key: str, options: dict[str, Any]) -> float | None:
+    s = separation(benchmark, key, options)
+    return None if s is None else s.gap
 
 
-def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, Any]:
-    """One measure of one run: value, interval, place among published values, weaknesses."""
+def measurement(run: Run, planned: PlannedRun, measure: Measure,
+                cond: RunConditions | None = None) -> dict[str, Any]:
+    """One measure of one run: value, interval, place among published values, weaknesses
+    (``cond``: the run's conditions, when the caller has them already)."""
     from creval.report.noise import profile_noise
 
     scores = run.scores or Scores()
+    cond = cond or conditions_of(run)
     key = resolve_key(measure, scores)
     value = _number(scores.headline.get(key))
     low, high, n, how = interval(scores, key)
-    cond = conditions(run, planned)
-    refs = place(planned.member.benchmark, key, cond)
+    refs = place(run, key, cond)
+    chosen = standing_protocols(refs)
+    for r in refs:
+        r["standing"] = r["comparable"] and r["protocol"] in chosen
     needed = None
-    gap = _gap(planned.member.benchmark, key)
+    gap = _gap(planned.member.benchmark, key, run.manifest.options)
     if low is not None and high is not None and n and gap:
         half = (high - low) / 2
         needed = max(1, math.ceil(n * (half / (gap / 2)) ** 2)) if half > 0 else n
@@ -191,9 +165,10 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure) -> dict[str, An
         "value": value, "low": low, "high": high, "n": n, "interval": how,
         "items_to_separate": needed,
         "weak": ([] if value is not None else ["not measured: the run has no value for it"])
-        + _weak(planned.member.benchmark, key, scores, n),
+        + _weak(planned.member.benchmark, key, scores, n, run.manifest.options),
         "references": refs,
-        "conditions": {k: v for k, v in cond.items() if k != "options"},
+        "inferred": sorted({note for r in refs if r["standing"] for note in r["inferred"]}),
+        "conditions": conditions(run, cond),
         "noise": profile_noise(scores, key, refs),  # --repeats: the noise floor
     }
 
@@ -226,7 +201,8 @@ def assemble_profile(out: Path, planned: list[PlannedRun], header: dict[str, Any
             continue
         run = read_run(run_dir)
         fam["runs"].append(run_entry(run, p, out))
-        fam["measurements"] += [measurement(run, p, x) for x in p.member.measures]
+        cond = conditions_of(run)
+        fam["measurements"] += [measurement(run, p, x, cond) for x in p.member.measures]
     doc = {"profile_format": PROFILE_FORMAT, "battery_version": BATTERY_VERSION, **header,
            "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "families": list(families.values())}
     doc["summary"] = summarize(doc)
@@ -246,15 +222,48 @@ def _short(value: float | None, low: float | None, high: float | None) -> str:
     return f"{value:.4g} [{low:.4g}, {high:.4g}]"
 
 
+def standing_protocols(refs: list[dict[str, Any]]) -> set[str]:
+    """Of the comparable references, one protocol per paper: the one with most subjects."""
+    by_paper: dict[str, dict[str, set[str]]] = {}
+    for r in refs:
+        if r["comparable"]:
+            by_paper.setdefault(str(r.get("paper", "")), {}).setdefault(r["protocol"], set()).add(r["subject"])
+    return {max(protocols, key=lambda p: (len(protocols[p]), p)) for protocols in by_paper.values()}
+
+
+def standings(m: dict[str, Any]) -> tuple[int, int, list[str]]:
+    """(above, of, protocols): how many distinct published subjects measured the same way
+    the value is above, out of how many, and the protocols they come from. Where several
+    protocols of one paper are comparable (JCQ's Table 3 and its released judgements name
+    the same models), one of them stands for the paper: the one with the most subjects.
+
+    >>> refs = [{"paper": "P", "protocol": "a", "subject": "X", "value": 1.0, "comparable": True},
+    ...         {"paper": "P", "protocol": "b", "subject": "X", "value": 1.1, "comparable": True},
+    ...         {"paper": "P", "protocol": "b", "subject": "Y", "value": 3.0, "comparable": True}]
+    >>> standings({"value": 2.0, "higher_is_better": True, "references": refs})
+    (1, 2, ['b'])
+    """
+    valid = [r for r in m["references"] if r["comparable"]]
+    chosen = standing_protocols(valid)
+    values: dict[str, list[float]] = {}
+    for r in valid:
+        if r["protocol"] in chosen:
+            values.setdefault(r["subject"].strip().lower(), []).append(r["value"])
+    above = sum(1 for vs in values.values()
+                if all((v < m["value"]) == m["higher_is_better"] and v != m["value"] for v in vs))
+    return above, len(values), sorted(chosen)
+
+
 def _standing(m: dict[str, Any]) -> str:
     name = f"{m['label']}: {_short(m['value'], m['low'], m['high'])}"
-    valid = [r for r in m["references"] if r["comparable"]]
-    if valid:
-        above = sum(1 for r in valid if (r["value"] < m["value"]) == m["higher_is_better"])
-        return f"{name}, above {above} of {len(valid)} published models and groups measured the same way"
+    if any(r["comparable"] for r in m["references"]):
+        above, of, protocols = standings(m)
+        return (f"{name}, above {above} of {of} published models and groups measured the same "
+                f"way ({', '.join(protocols)})")
     if m["references"]:
-        reasons = sorted({str(r["reason"]).removeprefix("not comparable: ") for r in m["references"]})
-        return f"{name}; not placed among published values ({'; '.join(reasons)})"
+        reasons = sorted({why for r in m["references"] for why in r.get("reasons") or [r["reason"]]})
+        more = f"; and {len(reasons) - 3} more (creval references check)" if len(reasons) > 3 else ""
+        return f"{name}; not placed among published values ({'; '.join(reasons[:3])}{more})"
     return f"{name}; no published value of this measure"
 
 

@@ -39,14 +39,23 @@ JCQ_MEASURES = ("mean", *CRITERIA)
 JCQ_JUDGE_DIRS = ("judgements_gpt-4o-2024-08-06", "judgements/gpt-4o-2024-08-06")
 #: sha256 of JHU-CLSP/NeoCoder's NeoCoder.json (199 problems with GPT-4's codes).
 NEOCODER_SHA256 = "6435476f71b05bf509d819a503327811eaef47cb70a50c47b271c1167732df85"
-NEOCODER_PROTOCOL = Protocol(
-    id="neocoder-gpt4-codes", benchmark="neocoder", data="upstream", items=None, judge=None,
-    description="NeoCoder (Codeforces problems at Denial Prompting states), GPT-4's "
-    "(gpt-4-1106-preview) released code per (problem, state) at temperature 1, judged "
-    "correct or not by creval's compat judge (the repository's verdicts).",
-    options={"mode": "evaluate", "strategy": "direct", "judge_compat": "neocoder",
-             "temperature": 1.0},
-)
+
+
+def _neocoder_protocol() -> Protocol:
+    """The published codes' protocol: the paper's (``neocoder-direct``: every option a
+    correctness verdict depends on) without a technique detector, at any number of items."""
+    for paper in load_references():
+        if "neocoder-direct" in paper.protocols:
+            return replace(
+                paper.protocols["neocoder-direct"], id="neocoder-gpt4-codes", items=None,
+                judge=None,  # correctness only: no technique detector is involved
+                options={**paper.protocols["neocoder-direct"].options,
+                         "detector": ("llm", "static", "both")},
+                description="NeoCoder (Codeforces problems at Denial Prompting "
+                "states), GPT-4's (gpt-4-1106-preview) released code per (problem, state) at "
+                "temperature 1, judged correct or not by creval's compat judge (the "
+                "repository's verdicts).")
+    raise CrevalError("The packaged references lost the neocoder-direct protocol.")
 
 
 @dataclass(frozen=True)
@@ -208,26 +217,8 @@ def neocoder_published(file: Path, wanted: ItemValues) -> list[Published]:
     for measure, pid, code in chosen:
         if pid in cases:
             values[measure][pid] = _NEOCODER_VERDICTS[(*where, pid, code)]
-    return [Published("GPT-4 (gpt-4-1106-preview)", "neocoder", NEOCODER_PROTOCOL, str(file),
+    return [Published("GPT-4 (gpt-4-1106-preview)", "neocoder", _neocoder_protocol(), str(file),
                       dict(values))]
-
-
-def data_identity_of(run: Run) -> str:
-    """``upstream`` when the run used the paper's own data file, ``starter`` without a data
-    option, else the file's name."""
-    from creval.evaluation.battery import FAMILIES
-    from creval.evaluation.profile_data import data_identity
-
-    bench = benchmark_of(run)
-    if bench == "neocoder":
-        file = neocoder_data_file(run, None)
-        return data_identity(None if file is None else str(file), frozenset({NEOCODER_SHA256}))
-    for family in FAMILIES:
-        for member in family.members:
-            if member.benchmark == bench and member.data_option is not None:
-                return data_identity(run.manifest.options.get(member.data_option),
-                                     member.upstream_sha256)
-    return "none"
 
 
 def source_protocol(benchmark: str) -> Protocol | None:
@@ -235,7 +226,7 @@ def source_protocol(benchmark: str) -> Protocol | None:
     if benchmark == "jcq":
         return _jcq_protocol()
     if benchmark == "neocoder":
-        return NEOCODER_PROTOCOL
+        return _neocoder_protocol()
     return None
 
 

@@ -288,6 +288,9 @@ def run_benchmark(
         for endpoint, error in runner.down.items()
     ]
     scores = scores.model_copy(update={"usage": usage, "run_warnings": run_warnings})
+    from creval.evaluation.published_section import with_published_section
+
+    scores = with_published_section(out, scores)  # every published value of its measures
     artifacts = benchmark.write_artifacts(scores, options, out)
     if artifacts:
         scores = scores.model_copy(update={"artifacts": artifacts})

@@ -149,6 +149,9 @@ class Completion(BaseModel):
     finish_reason: str | None = None
     tokens: list[TokenLogprob] | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: The model id the endpoint reported answering (an OpenAI-compatible response's
+    #: ``model``, e.g. a snapshot behind an alias); None when the backend reports none.
+    model: str | None = None
 
     @property
     def logprob_sum(self) -> float | None:

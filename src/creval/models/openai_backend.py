@@ -505,12 +505,14 @@ class OpenAIModel:
         else:
             outputs = counts or [0] * len(choices)
         prompt_tokens = int(usage.prompt_tokens or 0) if usage is not None else 0
+        reported = getattr(response, "model", None)
         return [
             Completion(
                 text=choice.message.content or "",
                 finish_reason=choice.finish_reason,
                 tokens=tokens,
                 usage=Usage(input_tokens=prompt_tokens if i == 0 else 0, output_tokens=out),
+                model=reported if isinstance(reported, str) and reported else None,
             )
             for i, (choice, tokens, out) in enumerate(zip(choices, token_lists, outputs, strict=True))
         ]

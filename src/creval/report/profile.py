@@ -79,6 +79,9 @@ def render_profile_markdown(doc: dict[str, Any]) -> str:
                  "placed": "yes" if r["comparable"] else r["reason"], "source": r["source"]}
                 for r in m["references"]]))
             out.append("")
+            if m.get("inferred"):
+                out += ["Comparable under protocol values the paper does not print (inferred):", ""]
+                out += [f"- {note}" for note in m["inferred"]] + [""]
         for run in fam["runs"]:
             if run.get("missing"):
                 out.append(f"- {run['benchmark']}: not scored yet")
@@ -163,11 +166,22 @@ def _largest_protocol(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in refs if r["protocol"] == best]
 
 
+def _inferred_html(m: dict[str, Any]) -> str:
+    notes = m.get("inferred") or []
+    if not notes:
+        return ""
+    items = "".join(f"<li>{_e(n)}</li>" for n in notes)
+    return (f"<details class=note><summary>{len(notes)} value(s) of the protocol the paper does "
+            f"not print, taken as inferred</summary><ul>{items}</ul></details>")
+
+
 def _measure_html(m: dict[str, Any]) -> str:
     weak = "".join(f'<div class="weak">&#9888; {_e(w)}</div>' for w in m["weak"])
     interval = "" if m["low"] is None else f" <span class=muted>[{fmt(m['low'])}, {fmt(m['high'])}]</span>"
     refs = m["references"]
-    placed = [r for r in refs if r["comparable"]]
+    # one protocol per paper stands (evaluation.profile_data.standing_protocols): the same
+    # models under two protocols of one paper are drawn once
+    placed = [r for r in refs if r.get("standing", r["comparable"])]
     others = [r for r in refs if not r["comparable"]]
     body = [f'<div class="measure" data-key="{_e(m["key"])}"><div><span class="tag">{_e(m["kind"])}'
             f'</span> {_e(m["label"])} <code>{_e(m["benchmark"])}.{_e(m["key"])}</code></div>',
@@ -178,7 +192,7 @@ def _measure_html(m: dict[str, Any]) -> str:
     if placed and m["value"] is not None:
         body.append(f"<figure class=plot><figcaption>Among published models measured the same "
                     f"way ({len(placed)}): {_e(placed[0]['described'])}</figcaption>"
-                    f"{chart_svg(m, placed, with_model=True)}</figure>")
+                    f"{chart_svg(m, placed, with_model=True)}{_inferred_html(m)}</figure>")
     elif refs:
         shown = _largest_protocol(refs)
         why = str(shown[0]["reason"] or "no value").removeprefix("not comparable: ")

@@ -3,9 +3,9 @@
 The values live as data, one JSON file per paper in ``creval/data/references/`` (our own
 transcription of the papers' tables; see the README there). Each value names the
 **protocol** it was measured under: the benchmark, the data, how many items, the judge and
-other evaluator models, and the benchmark options that change the number. A run's
-measurement is placed beside a published one only when its :class:`RunConditions` meet
-that protocol (:func:`comparability`); otherwise the reason is said in one line.
+other evaluator models, and the benchmark options that change the number. Whether a
+run's measurement may stand beside a published one is decided by
+:mod:`creval.evaluation.comparability`, the one set of rules; this module holds the data.
 
 >>> refs = references_for("jcq", "mean")
 >>> ref, protocol = next((r, p) for r, p in refs if r.subject == "GPT-4o")
@@ -16,7 +16,6 @@ that protocol (:func:`comparability`); otherwise the reason is said in one line.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -47,7 +46,14 @@ class Protocol:
     #: Other evaluator roles and their accepted models (``{"e1": ("gpt-4o-mini",)}``).
     roles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Benchmark options that must be equal; a list (tuple here) accepts any of its values.
+    #: Every option that changes what is measured is stated (see
+    #: :mod:`creval.evaluation.comparability`).
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: Options whose value the paper does not print -> where the stated value comes from.
+    inferred: Mapping[str, str] = field(default_factory=dict)
+    #: A model alias the protocol names -> the snapshots it covers (an alias names no model
+    #: by itself: ``{"gpt-4o": ("gpt-4o-2024-05-13", "gpt-4o-2024-08-06")}``).
+    snapshots: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,122 +82,6 @@ class PaperReferences:
     transcription: str
     protocols: Mapping[str, Protocol]
     values: tuple[Reference, ...]
-
-
-@dataclass(frozen=True)
-class RunConditions:
-    """How one run measured, to hold against a :class:`Protocol`."""
-
-    benchmark: str
-    #: ``starter``, ``upstream`` or the data file's name.
-    data: str
-    items: int
-    #: The judge role's model spec (None when the benchmark has no judge).
-    judge: str | None
-    self_judged: bool
-    roles: Mapping[str, str] = field(default_factory=dict)
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-
-def model_name(spec: str) -> str:
-    """A model spec as compared with a paper's model: lower case, without a provider prefix
-    and a trailing snapshot date.
-
-    >>> model_name("openai:gpt-4o-2024-08-06"), model_name("claude-3-5-sonnet-20241022")
-    ('gpt-4o', 'claude-3-5-sonnet')
-    """
-    name = spec.strip().lower()
-    if re.match(r"^[a-z][a-z0-9_-]*:(?!/)", name):
-        name = name.split(":", 1)[1]
-    return re.sub(r"-(\d{4}-\d{2}-\d{2}|\d{8})$", "", name)
-
-
-def _accepts(accepted: Sequence[str], spec: str) -> bool:
-    return model_name(spec) in {model_name(a) for a in accepted}
-
-
-def _shown(values: Any) -> str:
-    if isinstance(values, tuple):
-        return " or ".join(_shown(v) for v in values)
-    return json.dumps(values) if isinstance(values, bool) or values is None else str(values)
-
-
-def comparability(protocol: Protocol, run: RunConditions) -> str | None:
-    """None when ``run`` measured under ``protocol``, else why not, in one line.
-
-    Checked in this order: benchmark, data, judge, other roles, options, items (a run may
-    have more items than the paper, not fewer).
-
-    >>> p = Protocol("jcq-paper", "jcq", "upstream", 700, ("gpt-4o",), "JCQ judged by GPT-4o",
-    ...              options={"answers": 5})
-    >>> run = RunConditions("jcq", "upstream", 700, "openai:gpt-4o-2024-08-06", False,
-    ...                     options={"answers": 5})
-    >>> comparability(p, run) is None
-    True
-    >>> from dataclasses import replace
-    >>> comparability(p, replace(run, data="starter"))
-    "not comparable: the starter set, not the paper's data"
-    >>> comparability(p, replace(run, judge="openai:gpt-4o-mini"))
-    "not comparable: judge openai:gpt-4o-mini, the paper's was gpt-4o"
-    >>> comparability(p, replace(run, judge=None, self_judged=True))
-    "not comparable: self-judged (the paper's judge was gpt-4o)"
-    >>> comparability(p, replace(run, options={"answers": 1}))
-    'not comparable: answers=1, the paper used 5'
-    >>> comparability(p, replace(run, items=20))
-    'not comparable: 20 items, the paper measured 700'
-    """
-    if run.benchmark != protocol.benchmark:
-        return f"not comparable: a {run.benchmark} run, the paper measured {protocol.benchmark}"
-    reason = (_data_reason(protocol, run) or _judge_reason(protocol, run)
-              or _roles_reason(protocol, run) or _options_reason(protocol, run))
-    if reason:
-        return reason
-    if protocol.items is not None and run.items < protocol.items:
-        return f"not comparable: {run.items} items, the paper measured {protocol.items}"
-    return None
-
-
-def _data_reason(protocol: Protocol, run: RunConditions) -> str | None:
-    if protocol.data == "unavailable":
-        return "not comparable: the paper's data is not public"
-    if protocol.data == "none" or run.data == protocol.data:
-        return None
-    if run.data == "starter":
-        return "not comparable: the starter set, not the paper's data"
-    return f"not comparable: the data {run.data}, not the paper's"
-
-
-def _judge_reason(protocol: Protocol, run: RunConditions) -> str | None:
-    if protocol.judge is None:
-        return None
-    papers = _shown(protocol.judge)
-    if run.self_judged:
-        return f"not comparable: self-judged (the paper's judge was {papers})"
-    if run.judge is None:
-        return f"not comparable: no judge, the paper's was {papers}"
-    if not _accepts(protocol.judge, run.judge):
-        return f"not comparable: judge {run.judge}, the paper's was {papers}"
-    return None
-
-
-def _roles_reason(protocol: Protocol, run: RunConditions) -> str | None:
-    for role, accepted in protocol.roles.items():
-        spec = run.roles.get(role)
-        if spec is None:
-            return f"not comparable: no {role} model, the paper's was {_shown(accepted)}"
-        if not _accepts(accepted, spec):
-            return f"not comparable: {role} was {spec}, the paper's was {_shown(accepted)}"
-    return None
-
-
-def _options_reason(protocol: Protocol, run: RunConditions) -> str | None:
-    for name, wanted in protocol.options.items():
-        accepted = wanted if isinstance(wanted, tuple) else (wanted,)
-        if name not in run.options:
-            return f"not comparable: {name} not recorded, the paper used {_shown(wanted)}"
-        if run.options[name] not in accepted:
-            return f"not comparable: {name}={_shown(run.options[name])}, the paper used {_shown(wanted)}"
-    return None
 
 
 def load_references(directory: Path | None = None) -> list[PaperReferences]:
@@ -278,12 +168,21 @@ def _protocol(where: _Where, pid: str, raw: Any) -> Protocol:
     judge = where.field(obj, "judge", path)
     roles = where.mapping(obj.get("roles", {}), f"{path}.roles")
     options = where.mapping(obj.get("options", {}), f"{path}.options")
+    inferred = where.mapping(obj.get("inferred", {}), f"{path}.inferred")
+    for name, why in inferred.items():
+        if name not in (*options, "judge", *roles) or not isinstance(why, str) or not why:
+            raise where.error(f"{path}.inferred.{name}", "must be a non-empty string saying where "
+                              "the value comes from, for an option (or the judge, or a role) "
+                              "the protocol states")
+    snapshots = where.mapping(obj.get("snapshots", {}), f"{path}.snapshots")
     return Protocol(
         id=pid, benchmark=where.text(obj, "benchmark", path), data=data, items=items,
         judge=None if judge is None else where.models(judge, f"{path}.judge"),
         description=where.text(obj, "description", path),
         roles={r: where.models(m, f"{path}.roles.{r}") for r, m in roles.items()},
         options={k: tuple(v) if isinstance(v, list) else v for k, v in options.items()},
+        inferred=dict(inferred),
+        snapshots={a: where.models(m, f"{path}.snapshots.{a}") for a, m in snapshots.items()},
     )
 
 

@@ -1,0 +1,193 @@
+"""The comparability rules (creval.evaluation.comparability) on their own: default-deny over
+every benchmark's options, judges by snapshot, data by content, items behind the value."""
+
+from __future__ import annotations
+
+import shutil
+import typing
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests_paths import shared_data_path
+
+from creval.benchmarks.base import registry
+from creval.evaluation.battery import separation
+from creval.evaluation.comparability import (
+    NOT_COMPARED,
+    RunConditions,
+    compared_options,
+    items_behind,
+    not_compared,
+    reasons,
+)
+from creval.evaluation.paper_data import NEOCODER_SHA256, DataIdentity, data_identity
+from creval.evaluation.presets import protocol_options
+from creval.evaluation.profile_data import standings
+from creval.records import Scores
+from creval.report.references import Protocol, load_references
+
+PROTOCOLS = [(paper.seed, p) for paper in load_references() for p in paper.protocols.values()]
+IDS = [p.id for _, p in PROTOCOLS]
+
+
+def paper_run(protocol: Protocol) -> RunConditions:
+    """A run that measured exactly as ``protocol`` says: the paper's data, the judge and role
+    snapshots reported by their endpoints, every option at the protocol's (first) value."""
+    def first(models: tuple[str, ...]) -> str:
+        return protocol.snapshots.get(models[0], models)[0]
+
+    return RunConditions(
+        benchmark=protocol.benchmark, data=DataIdentity("paper", "the paper's"),
+        judge=None if protocol.judge is None else f"openai:{protocol.judge[0]}",
+        judge_reported=() if protocol.judge is None else (first(protocol.judge),),
+        roles={r: f"openai:{m[0]}" for r, m in protocol.roles.items()},
+        roles_reported={r: (first(m),) for r, m in protocol.roles.items()},
+        options={k: v[0] if isinstance(v, tuple) else v for k, v in protocol.options.items()},
+    )
+
+
+def other_value(benchmark: str, name: str, value: Any) -> Any:
+    """A different value of option ``name``: another choice of a Literal, else changed."""
+    field = registry()[benchmark].Options.model_fields[name]
+    choices = [c for a in [field.annotation, *typing.get_args(field.annotation)]
+               for c in typing.get_args(a) if typing.get_origin(a) is typing.Literal]
+    if choices:
+        return next(c for c in choices if c != value)
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    return "/somewhere/else.txt" if value is None else f"{value}-changed"
+
+
+@pytest.mark.parametrize(("seed", "protocol"), PROTOCOLS, ids=IDS)
+def test_every_protocol_states_every_compared_option(seed: str, protocol: Protocol) -> None:
+    missing = [n for n in compared_options(protocol.benchmark) if n not in protocol.options]
+    assert not missing, f"seed {seed} {protocol.id} states no value for {missing}"
+    unknown = set(protocol.options) - set(registry()[protocol.benchmark].Options.model_fields)
+    assert not unknown, f"{protocol.id} states options its benchmark does not have: {unknown}"
+
+
+@pytest.mark.parametrize(("seed", "protocol"), PROTOCOLS, ids=IDS)
+def test_changing_any_compared_option_alone_makes_no_reference_comparable(
+    seed: str, protocol: Protocol,
+) -> None:
+    run = paper_run(protocol)
+    items = protocol.items or 1
+    baseline = reasons(protocol, run, items=items)
+    if protocol.data == "unavailable":
+        assert baseline == ["the paper's data is not public"]
+    else:
+        assert baseline == [], baseline
+    for name in compared_options(protocol.benchmark):
+        changed = replace(run, options={**run.options, name: other_value(
+            protocol.benchmark, name, run.options[name])})
+        why = reasons(protocol, changed, items=items)
+        assert any(w.startswith(f"{name}=") for w in why), (protocol.id, name, why)
+        # and every other protocol of the benchmark refuses it too, unless the new value is
+        # that protocol's own (NeoCoder's direct strategy changed to sampling is its Table 5)
+        for _, other in PROTOCOLS:
+            accepted = other.options.get(name)
+            accepted = accepted if isinstance(accepted, tuple) else (accepted,)
+            if other.benchmark == protocol.benchmark and changed.options[name] not in accepted:
+                assert reasons(other, changed, items=other.items or 1), (other.id, name)
+
+
+def test_a_new_option_is_compared_unless_declared_not_to_be() -> None:
+    (protocol,) = [p for _, p in PROTOCOLS if p.id == "jcq-released-judgements"]
+    run = paper_run(protocol)
+    why = reasons(protocol, replace(run, options={**run.options, "brand_new": 3}), items=700)
+    assert why == ["brand_new: the protocol states no value for it (every option that changes "
+                   "the number must be stated)"]
+    # the one place that leaves options out names options that exist, each with why
+    every = {(b, n) for b, cls in registry().items() for n in cls.Options.model_fields}
+    for key, why_not in NOT_COMPARED.items():
+        bench, _, name = key.rpartition(".")
+        assert any(n == name and bench in ("", b) for b, n in every), key
+        assert why_not
+    assert not_compared("jcq", "questions") and not_compared("jcq", "judge_max_tokens") is None
+
+
+def test_every_reason_is_said_not_only_the_first() -> None:
+    (protocol,) = [p for _, p in PROTOCOLS if p.id == "jcq-released-judgements"]
+    run = replace(paper_run(protocol), data=DataIdentity("starter", "the starter set"),
+                  judge="openai:gpt-4o", judge_reported=("gpt-4o-2024-11-20",))
+    run = replace(run, options={**run.options, "max_tokens": 64, "parser": "strict"})
+    assert reasons(protocol, run, items=7) == [
+        "the starter set, not the paper's data",
+        "judge answered as gpt-4o-2024-11-20 (spec openai:gpt-4o), the paper's was gpt-4o-2024-08-06",
+        "max_tokens=64, the paper used 512",
+        "parser=strict, the paper used upstream",
+        "7 items behind the value, the paper measured 700",
+    ]
+
+
+@pytest.mark.parametrize(("spec", "reported", "paper", "released"), [
+    ("openai:gpt-4o-2024-08-06", (), True, True),
+    ("openai:gpt-4o", ("gpt-4o-2024-08-06",), True, True),  # the alias answered as the snapshot
+    ("openai:gpt-4o", (), False, False),  # an alias names no snapshot by itself
+    ("openai:gpt-4o", ("gpt-4o-2024-11-20",), False, False),
+    ("openai:gpt-4o-2024-05-13", (), False, False),
+])
+def test_judges_are_compared_by_snapshot(spec: str, reported: tuple[str, ...], paper: bool,
+                                         released: bool) -> None:
+    protocols = {p.id: p for _, p in PROTOCOLS}
+    for pid, expected in (("jcq-paper", paper), ("jcq-released-judgements", released)):
+        run = replace(paper_run(protocols[pid]), judge=spec, judge_reported=reported)
+        assert (reasons(protocols[pid], run, items=700) == []) is expected, (pid, spec, reported)
+    said = reasons(protocols["jcq-paper"], replace(paper_run(protocols["jcq-paper"]),
+                                                   judge="openai:gpt-4o", judge_reported=()), items=700)
+    assert said == ["judge openai:gpt-4o (its endpoint reported no model id), the paper's was "
+                    "gpt-4o (gpt-4o covers gpt-4o-2024-08-06)"]
+
+
+def test_data_is_recognised_by_content_not_by_name(tmp_path: Path) -> None:
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    assert data_identity("neocoder", str(upstream)).kind == "other"
+    fetched = tmp_path / "data" / "neocoder"  # as `creval data fetch neocoder` writes it
+    fetched.mkdir(parents=True)
+    for name in NEOCODER_SHA256:
+        shutil.copy(shared_data_path("neocoder", "NeoCoder", name), fetched / name)
+    assert data_identity("neocoder", str(fetched)).kind == "paper"
+    (fetched / "NeoCoder.json").write_text("[]")
+    assert "NeoCoder.json differs" in data_identity("neocoder", str(fetched)).shown
+    assert data_identity("jcq", str(shared_data_path("jcq", "test.jsonl"))).kind == "paper"
+    assert data_identity("macgyver", str(shared_data_path("macgyver", "problem_solution_pair.xlsx"))).kind == "paper"
+    assert data_identity("jcq", None).kind == "starter"
+    assert data_identity("jcq", "upstream", ).kind in ("paper", "missing")  # by its download's digest
+    assert data_identity("dat", None).kind == "none"
+
+
+def test_items_behind_the_value() -> None:
+    dat = Scores(headline={"dat_mean": 0.5, "valid_trials": 90, "invalid_trials": 10})
+    assert items_behind("dat", "dat_mean", dat) == 90
+    se = Scores(per_item={"semantic_entropy": [None] * 3 + [0.1]})
+    assert items_behind("macgyver", "semantic_entropy", se) == 1
+
+
+def test_standings_count_each_model_once_across_two_protocols_of_one_paper() -> None:
+    refs = [{"paper": "P", "protocol": p, "subject": s, "value": v, "comparable": True}
+            for p, s, v in [("table", "GPT-4o", 3.64), ("table", "calm3", 3.76),
+                            ("released", "gpt-4o", 3.7), ("released", "calm3", 3.8),
+                            ("released", "swallow", 3.1)]]
+    assert standings({"value": 3.75, "higher_is_better": True, "references": refs}) == (2, 3, ["released"])
+
+
+def test_dat_units_follow_the_language() -> None:
+    en, ja = separation("dat", "dat_mean", {"lang": "en"}), separation("dat", "dat_mean", {"lang": "ja"})
+    assert en is not None and ja is not None
+    assert (en.units, en.gap) == ("x100", 1.3) and (ja.units, ja.gap) == ("0-1", 0.013)
+    assert en.items == ja.items == 30
+
+
+def test_the_paper_preset_sets_every_compared_option_to_the_protocols_value() -> None:
+    for bench, pid, lang in (("jcq", "jcq-paper", "en"), ("neocoder", "neocoder-direct", "en"),
+                             ("macgyver", "macgyver-judge", "en"), ("dat", "dat-ja", "ja")):
+        (protocol,) = [p for _, p in PROTOCOLS if p.id == pid]
+        options = protocol_options(bench, lang)
+        run = replace(paper_run(protocol), options=options)
+        assert not [w for w in reasons(protocol, run, items=protocol.items or 1)
+                    if "=" in w or "states no value" in w], pid
