@@ -7,10 +7,7 @@ are checked against that commit's SHA-256 digests, and are laid out as
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-
-from creval.errors import CrevalError
 
 UPSTREAM_COMMIT = "cbae1288247389bf50dbaa4dd2089a409628d315"
 UPSTREAM_BASE_URL = (f"https://raw.githubusercontent.com/DingNLab/probing_creativity/"
@@ -45,31 +42,9 @@ def fetch_dat_humans(
     Files already present with the right digest are kept. ``checksums=False`` skips the
     digest check (a mirror of another commit).
     """
-    import httpx
+    from creval._util.download import download_pinned
 
-    folder = Path(dest)
-    with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-        for local, (remote, want) in UPSTREAM_FILES.items():
-            target = folder / local
-            if target.is_file() and _sha256(target.read_bytes()).startswith(want):
-                continue
-            url = f"{base_url.rstrip('/')}/{remote}"
-            try:
-                response = client.get(url)
-                response.raise_for_status()
-            except httpx.HTTPError as exc:
-                raise CrevalError(f"Could not download {url} ({exc}). Check the network, or "
-                                  f"download the files by hand into {folder}.") from None
-            body = response.content
-            if checksums and not _sha256(body).startswith(want):
-                raise CrevalError(f"{url} does not have the expected SHA-256 (starting {want}); "
-                                  "the file changed upstream or the download is damaged.")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(target.name + ".part")
-            tmp.write_bytes(body)
-            tmp.replace(target)
-    return folder
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    base = base_url.rstrip("/")
+    files = {local: (f"{base}/{remote}", want if checksums else None)
+             for local, (remote, want) in UPSTREAM_FILES.items()}
+    return download_pinned(files, Path(dest), timeout=timeout)

@@ -6,7 +6,6 @@ against the SHA-256 digests of that commit before they are kept.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from creval.benchmarks.neocoder.data import (
@@ -15,7 +14,6 @@ from creval.benchmarks.neocoder.data import (
     TECHNIQUES_FILE,
     TESTS_FILE,
 )
-from creval.errors import CrevalError
 
 UPSTREAM_COMMIT = "23cd8e64dc2129e5c4fae4bcb5dff8cec41f9d4f"
 UPSTREAM_BASE_URL = (f"https://raw.githubusercontent.com/JHU-CLSP/NeoCoder/{UPSTREAM_COMMIT}"
@@ -42,33 +40,10 @@ def fetch_neocoder(
     to the start of its SHA-256 (default: the pinned upstream digests; pass ``{}`` to skip
     the check, e.g. for a mirror of another commit).
     """
-    import httpx
+    from creval._util.download import download_pinned
 
-    folder = Path(dest)
-    folder.mkdir(parents=True, exist_ok=True)
     expected = UPSTREAM_SHA256_PREFIX if checksums is None else checksums
-    with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-        for name in (PROBLEMS_FILE, HUMAN_SOLUTIONS_FILE, TECHNIQUES_FILE, TESTS_FILE):
-            target = folder / name
-            want = expected.get(name)
-            if target.is_file() and want and _sha256(target.read_bytes()).startswith(want):
-                continue
-            url = f"{base_url.rstrip('/')}/{name}"
-            try:
-                response = client.get(url)
-                response.raise_for_status()
-            except httpx.HTTPError as exc:
-                raise CrevalError(f"Could not download {url} ({exc}). Check the network, or "
-                                  "download the files by hand into " f"{folder}.") from None
-            body = response.content
-            if want and not _sha256(body).startswith(want):
-                raise CrevalError(f"{url} does not have the expected SHA-256 (starting {want}); "
-                                  "the file changed upstream or the download is damaged.")
-            tmp = target.with_suffix(".part")
-            tmp.write_bytes(body)
-            tmp.replace(target)
-    return folder
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    base = base_url.rstrip("/")
+    files = {name: (f"{base}/{name}", expected.get(name) or None)
+             for name in (PROBLEMS_FILE, HUMAN_SOLUTIONS_FILE, TECHNIQUES_FILE, TESTS_FILE)}
+    return download_pinned(files, Path(dest), timeout=timeout)
