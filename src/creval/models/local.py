@@ -34,8 +34,8 @@ Behaviour worth knowing:
 * Every llama.cpp call of a model runs on one thread of its own
   (:class:`~creval.models.local_engine.LlamaThread`): llama.cpp keeps an OpenMP thread team
   per calling thread, and calls from changing threads ran at 0.55 of the engine's speed.
-  It uses ``--threads`` threads (default: every CPU this process may use) for prompts and
-  generation.
+  It uses ``--threads`` threads (default: half the CPUs, :func:`default_threads`) for
+  prompts and generation.
 * Requests without log-probabilities are decoded together, up to ``max_concurrency``
   sequences at once (``--concurrency``; default 8), by continuous batching
   (:class:`~creval.models.local_engine.BatchEngine`), and the ``n`` samples of a request share
@@ -429,11 +429,18 @@ class LocalModel:
 
 
 def default_threads() -> int:
-    """llama.cpp threads when ``--threads`` is not given: the CPUs this process may use."""
+    """llama.cpp threads when ``--threads`` is not given: half the CPUs this process may use.
+
+    Not all of them: llama.cpp's threads spin at every step's barrier, so one that loses its
+    core to another process (a second worker of the test suite, another job) stalls the
+    others; on 2 shared cores at load 12, 2 threads generated 13x slower than 1
+    (bench/README.md, "Local generation"). ``make demo`` passes every core (``--threads``).
+    """
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
+        cpus = os.cpu_count() or 2
+    return max(1, cpus // 2)
 
 
 def _messages(request: GenerateRequest) -> list[dict[str, str]]:

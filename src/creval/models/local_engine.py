@@ -157,6 +157,10 @@ class BatchEngine:
         self._free = list(range(slots))
         self._active: list[_Sequence] = []
         self._queue: list[GenerationJob] = []
+        #: tokens decoded so far: prompt tokens (once per request's share of slots), and
+        #: generated tokens fed back
+        self.prompt_tokens = 0
+        self.steps = 0
 
     @property
     def busy(self) -> bool:
@@ -211,6 +215,7 @@ class BatchEngine:
             chunk = prompt[start : start + self.n_batch]
             self._fill([(tok, start + k, slots[0], k == len(chunk) - 1) for k, tok in enumerate(chunk)])
             self._decode()
+            self.prompt_tokens += len(chunk)
             last = len(chunk) - 1
         for slot in slots[1:]:
             llama_cpp.llama_memory_seq_cp(self.ctx.memory, slots[0], slot, -1, -1)
@@ -242,6 +247,7 @@ class BatchEngine:
             assert seq.pending is not None
             entries.append((seq.pending, len(seq.prompt) + seq.fed, seq.slot, True))
         self._fill(entries)
+        self.steps += 1
         try:
             self._decode()
         except BaseException as exc:  # noqa: BLE001
