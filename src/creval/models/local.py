@@ -48,7 +48,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.util
-import os
 import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -68,6 +67,12 @@ from creval.models.local_logprobs import (  # noqa: F401  (sampled_distribution 
     model_logprobs,
     sampled_distribution,
     sampled_logprob,
+)
+from creval.models.local_params import (  # noqa: F401  (default_threads re-exported)
+    _chat_kwargs,
+    _messages,
+    completion_params,
+    default_threads,
 )
 from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
 
@@ -159,31 +164,6 @@ def _recording_llama_class() -> Any:
 
         _RECORDING_LLAMA = RecordingLlama
     return _RECORDING_LLAMA
-
-
-class _Captured(Exception):
-    def __init__(self, params: dict[str, Any]) -> None:
-        super().__init__("captured")
-        self.params = params
-
-
-def completion_params(llm: Any, messages: list[dict[str, str]], **kwargs: Any) -> dict[str, Any]:
-    """The keyword arguments llama-cpp-python's chat handler passes to ``create_completion``
-    for these messages (prompt token ids from the GGUF's chat template, stop strings and
-    stopping criteria, the grammar of a response format, the sampling parameters), found by
-    running ``create_chat_completion`` up to that call. Call on the llama.cpp thread."""
-
-    def grab(**params: Any) -> Any:
-        raise _Captured(params)
-
-    llm.create_completion = grab
-    try:
-        llm.create_chat_completion(messages, **kwargs)
-    except _Captured as captured:
-        return captured.params
-    finally:
-        del llm.create_completion
-    raise ModelError("llama-cpp-python's chat handler did not call create_completion")
 
 
 class LocalModel:
@@ -426,40 +406,6 @@ class LocalModel:
 
         await asyncio.wrap_future(worker.call(close))
         await asyncio.to_thread(worker.stop)
-
-
-def default_threads() -> int:
-    """llama.cpp threads when ``--threads`` is not given: half the CPUs this process may use.
-
-    Not all of them: llama.cpp's threads spin at every step's barrier, so one that loses its
-    core to another process (a second worker of the test suite, another job) stalls the
-    others; on 2 shared cores at load 12, 2 threads generated 13x slower than 1
-    (bench/README.md, "Local generation"). ``make demo`` passes every core (``--threads``).
-    """
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cpus = os.cpu_count() or 2
-    return max(1, cpus // 2)
-
-
-def _messages(request: GenerateRequest) -> list[dict[str, str]]:
-    return [{"role": m.role, "content": m.text()} for m in request.messages]
-
-
-def _chat_kwargs(request: GenerateRequest, seed: int | None) -> dict[str, Any]:
-    """``create_chat_completion``'s arguments: temperature and top-p sampling (top-k, min-p,
-    typical-p and the repeat penalty off), a grammar for a response schema."""
-    extra: dict[str, Any] = {}
-    if request.response_schema is not None:
-        # llama-cpp-python turns the schema into a GBNF grammar that masks every token the
-        # schema does not allow.
-        extra["response_format"] = {"type": "json_object", "schema": request.response_schema}
-    return dict(
-        extra, temperature=request.temperature, top_p=request.top_p, top_k=0, min_p=0.0,
-        typical_p=1.0, repeat_penalty=1.0, max_tokens=request.max_tokens,
-        stop=list(request.stop), seed=seed,
-    )
 
 
 def create(name: str, options: ModelOptions) -> LocalModel:

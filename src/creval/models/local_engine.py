@@ -73,7 +73,10 @@ class LlamaThread:
             if item:
                 self._handle(item)
             elif self.engine is not None:
-                self.engine.step()
+                try:
+                    self.engine.step()
+                except BaseException as exc:  # noqa: BLE001 - the thread must outlive a bad step
+                    self.engine.fail_all(exc)
 
     def _handle(self, item: tuple[Any, ...]) -> None:
         kind, target, payload = item
@@ -238,6 +241,9 @@ class BatchEngine:
     # -- decoding -----------------------------------------------------------------------------
     def step(self) -> None:
         """Feed each active sequence's last token in one decode, then sample each."""
+        for seq in [s for s in self._active if s.job.future.cancelled()]:
+            self._release(seq)  # its caller is gone
+        self._queue = [job for job in self._queue if not job.future.cancelled()]
         feeding = [s for s in self._active if s.pending is not None]
         if not feeding:
             self._start_waiting()
@@ -338,6 +344,11 @@ class BatchEngine:
             self._free.append(seq.slot)
             self._free.sort()
         seq.sampler.close()
+
+    def fail_all(self, exc: BaseException) -> None:
+        """Fail every job in the engine (after an unexpected error in a step)."""
+        for job in {id(j): j for j in [s.job for s in self._active] + self._queue}.values():
+            self._fail(job, exc)
 
     def _fail(self, job: GenerationJob, exc: BaseException) -> None:
         for seq in [s for s in self._active if s.job is job]:
