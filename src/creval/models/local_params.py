@@ -40,7 +40,7 @@ def default_threads() -> int:
 
     Not all of them: llama.cpp's threads spin at every step's barrier, so one that loses its
     core to another process (a second worker of the test suite, another job) stalls the
-    others; on 2 shared cores at load 12, 2 threads generated 13x slower than 1
+    others; on 2 shared cores at load 12, 2 threads generated about 8x slower than 1
     (bench/README.md, "Local generation"). ``make demo`` passes every core (``--threads``).
     """
     try:
