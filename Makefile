@@ -15,6 +15,8 @@ setup: $(STAMP)
 
 # llama-cpp-python has no wheel on PyPI: it is built from source (minutes), once per machine,
 # into a wheelhouse named by its version, the Python and the CMake flags, and installed from there.
+# (A prebuilt llama.cpp, xllamacpp, could serve `local` without it, perplexity included; what
+# that takes first is in bench/README.md, "A set-up without a compile".)
 LLAMA_VERSION := 0.3.36
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
 PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)

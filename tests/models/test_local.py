@@ -211,7 +211,7 @@ def test_bad_specs_and_inputs(tmp_path: Path) -> None:
     model = get_model("local")
     caps = model.capabilities
     assert (caps.logprobs, caps.n, caps.images, caps.seed) == (True, False, False, True)
-    assert model.max_concurrency == 1
+    assert model.max_concurrency == 8  # sequences decoded together (local_engine.DEFAULT_SLOTS)
     image = Message(role="user", content=[TextPart(text="hi"), ImagePart(url="data:image/png;base64,AA")])
     with pytest.raises(ModelError, match="images"):
         _generate(model, GenerateRequest(messages=(image,)))  # type: ignore[arg-type]
