@@ -327,7 +327,8 @@ def _done_keys(run_dir: Path) -> set[str]:
 def _seconds(spec: str, requests: float, output: float, concurrency: int | None, run_dir: Path,
              earlier: Mapping[str, Any] | None, role: str) -> float:
     """Time for ``role``'s requests: measured per request where an earlier run timed them,
-    else assumed per output token and per request; in-process models answer one at a time."""
+    else assumed per output token and per request; an in-process model shares this
+    machine's cores, so its time is not divided by the concurrency."""
     local = spec == "local" or spec.startswith(("local:", "hf:"))
     per_token, per_request = ASSUMED_SECONDS["local" if local else "other"]
     if earlier is not None:
@@ -375,7 +376,7 @@ def plan_summary(costs: Sequence[RoleCost]) -> dict[str, Any]:
             "prompts: every unit driven by stand-in answers as long as max_tokens allows "
             "(output tokens are an upper bound); earlier run: measured per unit.",
             "seconds: measured per request where an earlier run timed it, else assumed; "
-            "in-process models answer one request at a time.",
+            "an in-process model shares the machine's cores: concurrency does not divide its time.",
         ],
     }
 
