@@ -13,7 +13,7 @@ stand-in's branch: the counts are an estimate, and the caller says so.
 >>> calls, driven = simulate_units(bench, bench.parse_options({"trials": 2}),
 ...                        lambda role, request, i: "cat dog tree")
 >>> [(c.unit, c.role, c.kind, c.n) for c in calls][:2]
-[('trial-0000', 'target', 'generate', 1), ('trial-0001', 'target', 'generate', 1)]
+[('trial-00000', 'target', 'generate', 1), ('trial-00001', 'target', 'generate', 1)]
 """
 
 from __future__ import annotations
