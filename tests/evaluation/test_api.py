@@ -36,7 +36,8 @@ def test_evaluate_in_a_running_loop_then_read_the_run(tmp_path: Path) -> None:
     before = _snapshot(out)
     run = creval.read_run(out)
     frame = run.samples_df()
-    assert len(frame) == 3 and list(frame["key"]) == [f"trial-{i:05d}" for i in range(3)]
+    # records are appended as units finish (several decode at once): any order, each once
+    assert len(frame) == 3 and sorted(frame["key"]) == [f"trial-{i:05d}" for i in range(3)]
     assert {"status", "text", "score", "trial"} <= set(frame.columns)
     assert run.manifest.benchmark == "dat" and run.manifest.model_spec == "local"
     assert _snapshot(out) == before  # the reader wrote nothing

@@ -42,23 +42,18 @@ EN_BATTERY = {"neocoder", "macgyver", "metric-validity", "oogiri", "lotbench", "
 
 @pytest.mark.parametrize("size", ["smoke", "standard", "paper"])
 def test_profile_plan_at_every_size_calls_no_model(tmp_path: Path, size: str) -> None:
-    """The whole English battery at smoke and standard size; at paper size, whose data must
-    be the papers' own files, the Japanese TTCT family on JCQ's upstream questions."""
+    """The whole English battery at each size; at paper size NeoCoder's and MacGyver's data
+    must be the papers' own files, given as a user would."""
     out = tmp_path / size
     extra = ([] if size != "paper" else
-             ["--lang", "ja", "--family", "ttct",
-              "--set", f"jcq.questions={shared_data_path('jcq', 'test.jsonl')}"])
+             ["--set", f"neocoder.data={shared_data_path('neocoder', 'NeoCoder')}",
+              "--set", f"macgyver.source={shared_data_path('macgyver', 'problem_solution_pair.xlsx')}"])
     done = cli("profile", *NOWHERE, "--size", size, "--out", str(out), "--plan",
                "--price", "*=1/4", "--price", "judge=2/8", *extra)
     assert done.returncode == 0, done.stdout + done.stderr
     plan = json.loads((out / "plan.json").read_text())
     benchmarks = {row["benchmark"] for row in plan["rows"]}
-    assert benchmarks == ({"jcq", "dat", "sat"} if size == "paper" else EN_BATTERY)
-    if size == "paper":  # 700 questions, 5 answers in one request, each answer judged once
-        jcq = {(r["role"], r["units"], r["requests"]) for r in plan["rows"] if r["benchmark"] == "jcq"}
-        assert jcq == {("target", 700, 700), ("judge", 700, 3500)}
-        [dat] = [r for r in plan["rows"] if r["benchmark"] == "dat"]
-        assert dat["requests"] == dat["units"] == 100  # well-formed stand-ins: no trial asks again
+    assert benchmarks == EN_BATTERY | ({"hypogen", "bookmia"} if size == "paper" else set())
     for row in plan["rows"]:
         assert row["units"] > 0 and row["requests"] > 0, row
         price = (2, 8) if row["role"] == "judge" else (1, 4)
@@ -67,6 +62,20 @@ def test_profile_plan_at_every_size_calls_no_model(tmp_path: Path, size: str) ->
     assert plan["total"]["cost"] == pytest.approx(sum(r["cost"] for r in plan["rows"]), abs=1e-3)
     assert "In all:" in done.stdout and "cost" in done.stdout
     assert not list(out.rglob("records.jsonl")) and not list(out.rglob("manifest.json"))
+
+
+def test_paper_plan_of_jcq_counts_every_answer_and_verdict(tmp_path: Path) -> None:
+    """JCQ at paper size on its upstream questions: 700 questions, 5 answers in one request,
+    each answer judged once; DAT's well-formed stand-ins ask no trial again."""
+    done = cli("profile", *NOWHERE, "--size", "paper", "--lang", "ja", "--family", "ttct",
+               "--set", f"jcq.questions={shared_data_path('jcq', 'test.jsonl')}",
+               "--out", str(tmp_path / "ja"), "--plan")
+    assert done.returncode == 0, done.stdout + done.stderr
+    plan = json.loads((tmp_path / "ja" / "plan.json").read_text())
+    jcq = {(r["role"], r["units"], r["requests"]) for r in plan["rows"] if r["benchmark"] == "jcq"}
+    assert jcq == {("target", 700, 700), ("judge", 700, 3500)}
+    [dat] = [r for r in plan["rows"] if r["benchmark"] == "dat"]
+    assert dat["requests"] == dat["units"] == 100
 
 
 def test_plan_sizes_grow_and_prices_are_optional(tmp_path: Path) -> None:

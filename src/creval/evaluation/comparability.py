@@ -52,6 +52,9 @@ NOT_COMPARED: dict[str, str] = {
     "entailment_lookup": "which entailment pairs are asked: the same classes either way",
     "lotbench.confidence": "the level of the interval shown beside S_c, not S_c",
     "lotbench.leaderboard": "a leaderboard the report shows the run on, not how S_c is measured",
+    "dat.people": "where the people's word lists are read from, to place the run among people "
+                  "(human_percentile, re-scored by the run's own scorer); not how dat_mean is "
+                  "measured",
 }
 
 
