@@ -38,6 +38,9 @@ $(STAMP): pyproject.toml
 	# several GB of CUDA), llama.cpp from the wheelhouse's file (never rebuilt here), the extras.
 	$(PY) -m pip install "torch==2.13.0" \
 	  "$$(ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl | head -n 1)[server]" -e ".[all,dev]"
+	# statsmodels (the tests' independent check of the variance split and paired tests) after
+	# the main resolve, against what it installed: resolved together, pip backtracks for long.
+	$(PY) -m pip install -e ".[stats]"
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || echo "chromium not installed (needs root and Debian's apt): the HTML report's browser tests will skip, or fail under CI"
 	touch $(STAMP)
 
