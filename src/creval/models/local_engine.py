@@ -22,6 +22,7 @@ end-of-generation tokens, the length limit, its handling of split UTF-8 characte
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import queue
 import threading
 from collections.abc import Callable
@@ -47,8 +48,12 @@ class LlamaThread:
         self._thread.start()
 
     def call(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        """Run ``fn`` on the thread in the caller's context (as ``asyncio.to_thread`` does), so
+        what it notes there (the runner's request tally: one request per scored window) is
+        seen by the caller."""
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        self._jobs.put(("call", fn, future))
+        context = contextvars.copy_context()
+        self._jobs.put(("call", lambda: context.run(fn), future))
         return future
 
     def generate(self, make_engine: Callable[[], BatchEngine], job: GenerationJob) -> None:
