@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests._cli import creval
-from tests.evaluation.test_profile_placement import MODEL, SLOT, Server
+from tests.evaluation.test_profile_placement import MODEL, Server, jcq_servers
 from tests.tests_paths import shared_data_path
 
 CRITERIA = ("fluency", "flexibility", "originality", "elaboration")
@@ -38,18 +38,7 @@ def jcq_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     judged = shared_data_path("jcq", "judgements_gpt-4o-2024-08-06", f"{MODEL}.jsonl")
     lines = [json.loads(x) for x in judged.read_text(encoding="utf-8").splitlines() if x.strip()]
     judgements = {int(x["answer_id"]): x["judgement"] for x in lines}
-    ids = {json.loads(x)["question"]: json.loads(x)["id"]
-           for x in questions.read_text(encoding="utf-8").splitlines() if x.strip()}
-
-    def write(body: dict[str, Any], index: int) -> str:
-        return f"JCQ-ANSWER {ids[body['messages'][-1]['content']]}-{index}"
-
-    def judge(body: dict[str, Any], index: int) -> str:
-        found = SLOT.search(body["messages"][-1]["content"])
-        assert found, "the judge prompt carries the answer"
-        return judgements[(int(found.group(1)) - 1) * 5 + int(found.group(2)) + 1]
-
-    writer, judge_server = Server(write), Server(judge)
+    writer, judge_server = jcq_servers(questions, judgements)
     out = tmp_path_factory.mktemp("paired") / "profile"
     done = creval("profile", "--model", "openai:swallow-8b", "--base-url", writer.url,
                   "--judge", "openai:gpt-4o-2024-08-06", "--judge-base-url", judge_server.url,

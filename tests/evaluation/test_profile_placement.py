@@ -85,9 +85,10 @@ def jcq_files() -> tuple[Path, dict[int, str]]:
     return questions, {int(x["answer_id"]): x["judgement"] for x in lines}
 
 
-@pytest.fixture(scope="module")
-def servers(jcq_files: tuple[Path, dict[int, str]]) -> Iterator[tuple[Server, Server]]:
-    questions, judgements = jcq_files
+def jcq_servers(questions: Path, judgements: dict[int, str]) -> tuple[Server, Server]:
+    """A writer that answers each JCQ question with a token naming it and the answer's index,
+    and a judge that serves the released judgement of that answer (answer id = (question id
+    - 1) * 5 + index + 1)."""
     ids = {json.loads(x)["question"]: json.loads(x)["id"]
            for x in questions.read_text(encoding="utf-8").splitlines() if x.strip()}
 
@@ -100,7 +101,12 @@ def servers(jcq_files: tuple[Path, dict[int, str]]) -> Iterator[tuple[Server, Se
         qid, k = int(found.group(1)), int(found.group(2))
         return judgements[(qid - 1) * 5 + k + 1]
 
-    writer, judge_server = Server(write), Server(judge)
+    return Server(write), Server(judge)
+
+
+@pytest.fixture(scope="module")
+def servers(jcq_files: tuple[Path, dict[int, str]]) -> Iterator[tuple[Server, Server]]:
+    writer, judge_server = jcq_servers(*jcq_files)
     yield writer, judge_server
     writer.close()
     judge_server.close()
