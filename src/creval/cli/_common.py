@@ -176,3 +176,14 @@ CacheFile = Annotated[Path | None, typer.Option(
                     "(~/.cache/creval/responses.sqlite or $CREVAL_CACHE_DIR).")]
 NoCache = Annotated[bool, typer.Option(
     "--no-cache", help="Do not read or write the response cache: ask the model again.")]
+
+
+# Model options that `creval profile` and `creval sweep` share, said once.
+JudgeBaseUrl = Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")]
+BaseUrl = Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")]
+ApiKey = Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")]
+Threads = Annotated[int | None, typer.Option(help="CPU threads for in-process models (local).")]
+Concurrency = Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")]
+Timeout = Annotated[float, typer.Option(help="Seconds before a model request times out.")]
+Retries = Annotated[int, typer.Option(help="Attempts per request.")]
+RunProgress = Annotated[bool, typer.Option(help="Show a live progress bar per run.")]

@@ -7,7 +7,19 @@ from typing import Annotated, Any
 
 import typer
 
-from creval.cli._common import CacheFile, NoCache, get_console
+from creval.cli._common import (
+    ApiKey,
+    BaseUrl,
+    CacheFile,
+    Concurrency,
+    JudgeBaseUrl,
+    NoCache,
+    Retries,
+    RunProgress,
+    Threads,
+    Timeout,
+    get_console,
+)
 from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
@@ -32,20 +44,20 @@ def profile(
     lang: Annotated[str, typer.Option(help="en (TTCT in English) or ja (JCQ, Japanese DAT and SAT).")] = "en",
     preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge and resources as its paper used them.")] = None,
     judge: Annotated[str | None, typer.Option(help="Judge model of every judged benchmark (default: the model itself, marked self-judged).")] = None,
-    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    judge_base_url: JudgeBaseUrl = None,
     role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: a benchmark's own role (lotbench: e1, e2; oogiri: rewriter).")] = None,
     family: Annotated[list[str] | None, typer.Option("--family", help="Run only these families (neocoder, open-ended, metric-validity, lotbench, ttct); repeatable.")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only these benchmarks of the battery (e.g. --only jcq); repeatable.")] = None,
     set_option: Annotated[list[str] | None, typer.Option("--set", help="BENCHMARK.OPTION=VALUE: replace one option of the battery (e.g. dat.trials=10); repeatable.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
-    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local).")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
-    retries: Annotated[int, typer.Option(help="Attempts per request.")] = 5,
+    base_url: BaseUrl = None,
+    api_key: ApiKey = None,
+    threads: Threads = None,
+    concurrency: Concurrency = None,
+    timeout: Timeout = 120.0,
+    retries: Retries = 5,
     cache: CacheFile = None,
     no_cache: NoCache = False,
-    progress: Annotated[bool, typer.Option(help="Show a live progress bar per run.")] = True,
+    progress: RunProgress = True,
     plan: PlanFlag = False,
     price: PriceFlags = None,
     prices: PriceFile = None,

@@ -10,7 +10,21 @@ from typing import Annotated, Any
 
 import typer
 
-from creval.cli._common import CacheFile, NoCache, get_console, parse_extra_options, role_values
+from creval.cli._common import (
+    ApiKey,
+    BaseUrl,
+    CacheFile,
+    Concurrency,
+    JudgeBaseUrl,
+    NoCache,
+    Retries,
+    RunProgress,
+    Threads,
+    Timeout,
+    get_console,
+    parse_extra_options,
+    role_values,
+)
 from creval.errors import CrevalError
 
 USAGE = ("creval sweep BENCHMARK... --values OPTION=V1,V2,... [--model SPEC] [benchmark "
@@ -25,7 +39,7 @@ def sweep_command(
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec (local, openai:NAME, hf:..., replay:SWEEP_DIR).")] = "local",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep directory (one folder per value, one run per benchmark inside); the same --out resumes. For compare: also write compare.json, compare.md and compare.html here.")] = None,
     judge: Annotated[str | None, typer.Option(help="Judge model of judged benchmarks (default: the model itself).")] = None,
-    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    judge_base_url: JudgeBaseUrl = None,
     role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: a benchmark's own role model.")] = None,
     preset: Annotated[str | None, typer.Option(help="'paper': each benchmark's judge and resources as its paper used them.")] = None,
     size: Annotated[str, typer.Option(help="profile: smoke, standard or paper.")] = "standard",
@@ -37,16 +51,16 @@ def sweep_command(
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap intervals.")] = 0.95,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Print sweep.json (compare: the comparison) instead of tables.")] = False,
-    base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
-    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local).")] = None,
+    base_url: BaseUrl = None,
+    api_key: ApiKey = None,
+    threads: Threads = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: off, auto, json_schema or json_object (as creval run).")] = "off",
-    concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
-    retries: Annotated[int, typer.Option(help="Attempts per request.")] = 5,
+    concurrency: Concurrency = None,
+    timeout: Timeout = 120.0,
+    retries: Retries = 5,
     cache: CacheFile = None,
     no_cache: NoCache = False,
-    progress: Annotated[bool, typer.Option(help="Show a live progress bar per run.")] = True,
+    progress: RunProgress = True,
 ) -> None:
     """Run benchmarks at several values of one generation option and draw each divergent
     measure against a quality measure of the same run, with bootstrap intervals
