@@ -13,35 +13,52 @@ OUT ?= runs/demo
 
 setup: $(STAMP)
 
-# llama-cpp-python has no wheel on PyPI: it is built from source (minutes), once per machine,
-# into a wheelhouse named by its version, the Python and the CMake flags, and installed from there.
+# llama-cpp-python has no wheel on PyPI: it is built from source, once per machine, into a
+# wheelhouse named by its version, the Python, the CMake flags and the CMake include below, and
+# installed from there. Only libllama and libggml are compiled (no multimodal library, no
+# `common`: llama-cpp-python's Python code loads neither; tools/llama-cpp-libs-only.cmake), and
+# the compile runs while pip installs everything else and apt installs Chromium.
 # (A prebuilt llama.cpp, xllamacpp, could serve `local` without it, perplexity included; what
 # that takes first is in bench/README.md, "A set-up without a compile".)
 LLAMA_VERSION := 0.3.36
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
+LLAMA_CMAKE_INCLUDE := $(CURDIR)/tools/llama-cpp-libs-only.cmake
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
-LLAMA_KEY := $(shell printf '%s' '$(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-12)
+LLAMA_KEY := $(shell (printf '%s' '$(LLAMA_CMAKE_ARGS)'; cat $(LLAMA_CMAKE_INCLUDE)) | sha256sum | cut -c1-12)
 WHEELHOUSE ?= $(HOME)/.cache/creval/wheels/llama-cpp-python-$(LLAMA_VERSION)-py$(PYVER)-$(LLAMA_KEY)
+# Every extra of `all` but `local` (llama-cpp-python), and the tools of `dev` but its server:
+# what pip installs while llama.cpp compiles (tests/test_packaging.py keeps this list whole).
+EXTRAS_BESIDE_LLAMA := hf,embed,ja,data,plot,index,pos,inspect,train,ray,dev-tools
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tools/llama-cpp-libs-only.cmake
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	# llama.cpp built for any x86-64 CPU, unless this machine built it before with these flags;
-	# --no-cache-dir so that pip's cache (blind to CMAKE_ARGS) never supplies a native build.
-	ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || ( \
-	  rm -rf $(WHEELHOUSE).tmp && \
-	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip wheel --no-cache-dir --no-deps \
-	    --wheel-dir $(WHEELHOUSE).tmp "llama-cpp-python==$(LLAMA_VERSION)" && \
-	  mkdir -p $(WHEELHOUSE) && mv $(WHEELHOUSE).tmp/llama_cpp_python-*.whl $(WHEELHOUSE)/ && \
-	  rm -rf $(WHEELHOUSE).tmp )
-	# Everything in one resolve: the CPU build of torch (a plain `torch` requirement would pull
-	# several GB of CUDA), llama.cpp from the wheelhouse's file (never rebuilt here), the extras.
+	# Three jobs at once: (1) llama.cpp built for any x86-64 CPU, unless this machine built it
+	# before with these flags (--no-cache-dir so that pip's cache, blind to CMAKE_ARGS, never
+	# supplies a native build; the log in $(VENV)/llama-build.log); (2) Chromium from Debian
+	# for the HTML report's browser tests (needs root and apt); (3) everything else from PyPI,
+	# with the CPU build of torch (a plain `torch` requirement would pull several GB of CUDA).
+	set -e; \
+	if ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then build=; else \
+	  rm -rf $(WHEELHOUSE).tmp; \
+	  ( CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(LLAMA_CMAKE_INCLUDE)" \
+	    $(PY) -m pip wheel --no-cache-dir --no-deps --wheel-dir $(WHEELHOUSE).tmp \
+	      "llama-cpp-python==$(LLAMA_VERSION)" >$(VENV)/llama-build.log 2>&1 ) & build=$$!; \
+	  echo "compiling llama.cpp in the background (log: $(VENV)/llama-build.log)"; fi; \
+	if command -v chromium >/dev/null; then browser=; else \
+	  ( (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+	    >$(VENV)/chromium-install.log 2>&1 || echo "chromium not installed (needs root and Debian's apt; $(VENV)/chromium-install.log): the HTML report's browser tests will skip, or fail under CI" ) & browser=$$!; fi; \
+	$(PY) -m pip install "torch==2.13.0" -e ".[$(EXTRAS_BESIDE_LLAMA)]"; \
+	if [ -n "$$browser" ]; then wait $$browser; fi; \
+	if [ -n "$$build" ]; then \
+	  wait $$build || { tail -n 40 $(VENV)/llama-build.log; echo "building llama-cpp-python failed: $(VENV)/llama-build.log" >&2; exit 1; }; \
+	  mkdir -p $(WHEELHOUSE) && mv $(WHEELHOUSE).tmp/llama_cpp_python-*.whl $(WHEELHOUSE)/ && rm -rf $(WHEELHOUSE).tmp; fi
+	# llama.cpp from the wheelhouse's file (never rebuilt here), then the rest of `all` and `dev`.
 	$(PY) -m pip install "torch==2.13.0" \
 	  "$$(ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl | head -n 1)[server]" -e ".[all,dev]"
 	# statsmodels (the tests' independent check of the variance split and paired tests) after
 	# the main resolve, against what it installed: resolved together, pip backtracks for long.
 	$(PY) -m pip install -e ".[stats]"
-	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || echo "chromium not installed (needs root and Debian's apt): the HTML report's browser tests will skip, or fail under CI"
 	touch $(STAMP)
 
 demo: $(STAMP)
