@@ -12,7 +12,9 @@ temperature 1, top-p 0.9, seeds fixed) and must give the same texts as the bare 
   every sample) vs ``n`` one-sample requests in flight at once (a prompt evaluation each),
   with a longer prompt, where the evaluation weighs.
 
-Each variant runs at ``--threads`` 1 and 2 (``--thread-counts``). Rounds interleave the
+Each variant runs at ``--threads`` 1 and 2 (``--thread-counts``). ``creval, K in flight, R
+copies x 1 thr`` (``--replica-counts``) is ``--threads 1 --replicas R``: R one-thread copies of
+the model, compared with one copy of R threads (the same cores). Rounds interleave the
 variants; medians of wall-clock and of process CPU time (every thread of the process; steadier
 on a shared machine) are compared as ratios within the run. The load average before and after
 is printed: on a machine shared with other jobs the wall-clock ratios are noisy.
@@ -109,6 +111,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
     parser.add_argument("--thread-counts", default="1,2", help="llama.cpp threads to compare (default 1,2)")
     parser.add_argument("--in-flight", type=int, default=8, help="sequences decoded together (default 8)")
+    parser.add_argument("--replica-counts", default="2",
+                        help="one-thread copies to compare with one copy of as many threads (default 2; '' for none)")
     args = parser.parse_args()
     counts = [int(t) for t in args.thread_counts.split(",")]
     n_ctx = 4096
@@ -137,6 +141,15 @@ def main() -> None:
         ):
             variants[name] = (runner, batch)
             baseline[name] = base
+    for r in [int(x) for x in args.replica_counts.split(",") if x]:
+        model = get_model("local", ModelOptions(threads=1, replicas=r, n_ctx=n_ctx,
+                                                concurrency=args.in_flight))
+        assert isinstance(model, LocalModel)
+        models.append(model)
+        name = f"creval, {args.in_flight} in flight, {r} copies x 1 thr"
+        variants[name] = (creval_runner(model, in_flight=True), plain)
+        same_cores = f"creval, {args.in_flight} in flight, {r} thr"
+        baseline[name] = same_cores if same_cores in variants else f"bare, {counts[0]} thr"
 
     load_before = os.getloadavg()
     expected: dict[str, Answers] = {}

@@ -243,7 +243,7 @@ def _outcome(completions: list[Completion]) -> list[tuple[str, str | None, int, 
 
 def _llama_cpp_own(model: LocalModel, request: GenerateRequest, i: int) -> Any:
     """Sample ``i`` of ``request`` with llama-cpp-python computing the log-probabilities."""
-    llm = model._llm_logits
+    llm = model.replicas[0].llm_logits
     llm.reset()
     return llm.create_chat_completion(
         [{"role": m.role, "content": m.text()} for m in request.messages],

@@ -39,7 +39,9 @@ def pair() -> Iterator[LocalModel]:
 
 def _one_at_a_time(model: LocalModel, request: GenerateRequest) -> list[Completion]:
     """llama-cpp-python's own create_chat_completion, one sample after the other."""
-    done: list[Completion] = asyncio.run(model._on_thread(lambda: model._generate_sync(request)))
+    replica = model.replicas[0]
+    done: list[Completion] = asyncio.run(
+        replica.on_thread(lambda: model._generate_sync(replica, request)))
     return done
 
 
@@ -65,7 +67,7 @@ def test_requests_in_flight_give_the_texts_of_one_at_a_time(pair: LocalModel) ->
 def test_the_samples_of_a_request_share_one_prompt_evaluation(pair: LocalModel) -> None:
     request = REQUESTS[0].with_n(3, seed=40)
     asyncio.run(pair.generate(request.with_n(1)))  # the engine exists
-    engine = pair._worker.engine  # type: ignore[union-attr]
+    engine = pair.replicas[0].worker.engine  # type: ignore[union-attr]
     assert engine is not None
     before = engine.prompt_tokens
     first = asyncio.run(pair.generate(request))
@@ -95,4 +97,4 @@ def test_a_failing_request_leaves_the_others_alone() -> None:
         assert isinstance(fine, list) and fine[0].text
     finally:
         asyncio.run(model.aclose())
-    assert model._worker is None and not model.loaded
+    assert model.replicas[0].worker is None and not model.loaded

@@ -117,7 +117,7 @@ def _raw_and_sampled(
     assert sampled.text == raw.text  # the source changes what is reported, not what is drawn
     assert raw.tokens is not None and sampled.tokens is not None
     assert [t.token for t in sampled.tokens] == [t.token for t in raw.tokens]
-    llm = model._llm_logits
+    llm = model.replicas[0].llm_logits
     n_prompt, n_out = sampled.usage.input_tokens, sampled.usage.output_tokens
     rows = np.array(llm.scores[n_prompt - 1 : n_prompt - 1 + n_out], dtype=np.float64)
     ids = [int(t) for t in llm.input_ids[n_prompt : llm.n_tokens]][:n_out]
@@ -172,7 +172,7 @@ def test_local_top_p_is_applied_before_temperature(smol: LocalModel) -> None:
             logprob_source="sampling",
         )
         (c,) = _generate(smol, request)
-        llm = smol._llm_logits
+        llm = smol.replicas[0].llm_logits
         n_prompt = c.usage.input_tokens
         ids = [int(t) for t in llm.input_ids[n_prompt : llm.n_tokens]]  # the tokens fed back
         assert c.tokens is not None and len(ids) >= len(c.tokens) - 1
@@ -209,7 +209,7 @@ def test_local_alternatives_come_from_the_sampled_distribution(smol: LocalModel)
         logprob_source="sampling",
     )
     (c,) = _generate(smol, request)
-    llm = smol._llm_logits
+    llm = smol.replicas[0].llm_logits
     rows = np.array(llm.scores[c.usage.input_tokens - 1 :][: c.usage.output_tokens], dtype=np.float64)
     assert c.tokens is not None and len(c.tokens) == len(rows)
     for row, t in zip(rows, c.tokens, strict=True):

@@ -183,6 +183,7 @@ JudgeBaseUrl = Annotated[str | None, typer.Option(help="Endpoint of the judge, w
 BaseUrl = Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")]
 ApiKey = Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")]
 Threads = Annotated[int | None, typer.Option(help="CPU threads for in-process models (local).")]
+Replicas = Annotated[int | None, typer.Option(help="Copies of an in-process model (local), each on its own thread with --threads threads; requests go to the least busy. On a small model, --threads 1 --replicas CORES is fastest.")]
 Concurrency = Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")]
 Timeout = Annotated[float, typer.Option(help="Seconds before a model request times out.")]
 Retries = Annotated[int, typer.Option(help="Attempts per request.")]

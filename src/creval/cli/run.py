@@ -11,6 +11,7 @@ from creval.cli._common import (
     OPTION_KINDS,
     CacheFile,
     NoCache,
+    Replicas,
     flag_options,
     get_console,
     options_table,
@@ -65,6 +66,7 @@ def run(
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
     threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local). Default: half the CPUs.")] = None,
+    replicas: Replicas = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
     batch: Annotated[bool, typer.Option("--batch", help="openai: models: send the requests through the OpenAI Batch API (half the price, answers within 24 h); the batches are recorded in --out, and the same command resumes them.")] = False,
@@ -126,7 +128,8 @@ def run(
         raise CrevalError("--structured-output takes off, auto, json_schema or json_object.")
     model_options = ModelOptions(
         base_url=base_url, api_key=api_key, timeout=timeout, concurrency=concurrency,
-        threads=threads, structured_output=structured_output,  # type: ignore[arg-type]
+        threads=threads, replicas=replicas,
+        structured_output=structured_output,  # type: ignore[arg-type]
         prompt_logprobs=prompt_logprobs,  # type: ignore[arg-type]
         batch=batch, batch_poll=batch_poll,
     )

@@ -17,6 +17,7 @@ from creval.cli._common import (
     Concurrency,
     JudgeBaseUrl,
     NoCache,
+    Replicas,
     Retries,
     RunProgress,
     Threads,
@@ -54,6 +55,7 @@ def sweep_command(
     base_url: BaseUrl = None,
     api_key: ApiKey = None,
     threads: Threads = None,
+    replicas: Replicas = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: off, auto, json_schema or json_object (as creval run).")] = "off",
     concurrency: Concurrency = None,
     timeout: Timeout = 120.0,
@@ -91,7 +93,7 @@ def sweep_command(
         raise CrevalError(f"Give the option and its values with --values, e.g. --values "
                           f"temperature=0.2,0.7,1.0 ({USAGE}).")
     settings = {"base_url": base_url, "judge_base_url": judge_base_url, "api_key": api_key,
-                "threads": threads, "concurrency": concurrency,
+                "threads": threads, "replicas": replicas, "concurrency": concurrency,
                 "structured_output": structured_output, "timeout": timeout,
                 "retries": retries, "cache": False if no_cache else (cache or True)}
     common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,

@@ -75,6 +75,7 @@ def evaluate(
     timeout: float = 120.0,
     concurrency: int | None = None,
     threads: int | None = None,
+    replicas: int | None = None,
     retries: int = 5,
     cache: str | Path | bool = True,
     rescore: bool = False,
@@ -95,6 +96,8 @@ def evaluate(
     each benchmark takes those it has. ``out`` is the run directory (one per benchmark below
     it when there are several; default ``runs/MODEL/BENCHMARK``): the same ``out`` resumes.
     ``cache``: True for the default response cache, a path for another, False for none.
+    ``threads``, ``replicas``: CPU threads of an in-process ``local`` model and how many copies
+    of it answer (each with ``threads`` threads), as ``--threads`` and ``--replicas``.
     ``preset="paper"``: each benchmark's judge and resources as its paper used them.
     ``prompt_logprobs``: how an ``openai:`` endpoint gives perplexity its prompt
     log-probabilities (``off``, ``auto``, ``vllm``, ``echo``), as ``--prompt-logprobs``.
@@ -124,7 +127,7 @@ def evaluate(
     settings = run_settings(
         model, judge=judge, base_url=base_url, judge_base_url=judge_base_url,
         role_base_urls=role_base_urls, api_key=api_key, timeout=timeout,
-        concurrency=concurrency, threads=threads, retries=retries, cache=cache,
+        concurrency=concurrency, threads=threads, replicas=replicas, retries=retries, cache=cache,
         rescore=rescore, progress=progress, structured_output=structured_output,
         prompt_logprobs=prompt_logprobs, batch=batch, batch_poll=batch_poll)
     settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
@@ -153,15 +156,15 @@ def run_settings(
     model: str, *, judge: str | None = None, base_url: str | None = None,
     judge_base_url: str | None = None, role_base_urls: Mapping[str, str] | None = None,
     api_key: str | None = None, timeout: float = 120.0, concurrency: int | None = None,
-    threads: int | None = None, retries: int = 5, cache: str | Path | bool = True,
-    rescore: bool = False, progress: bool = False,
+    threads: int | None = None, replicas: int | None = None, retries: int = 5,
+    cache: str | Path | bool = True, rescore: bool = False, progress: bool = False,
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
     batch: bool = False, batch_poll: float = 30.0,
 ) -> RunSettings:
     """The :class:`RunSettings` of the Python API's keyword arguments."""
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
-                                 concurrency=concurrency, threads=threads,
+                                 concurrency=concurrency, threads=threads, replicas=replicas,
                                  structured_output=structured_output,
                                  prompt_logprobs=prompt_logprobs, batch=batch,
                                  batch_poll=batch_poll)

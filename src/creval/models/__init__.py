@@ -56,6 +56,9 @@ class ModelOptions(BaseModel):
     concurrency: int | None = None
     n_ctx: int = 4096
     threads: int | None = None
+    #: Copies of an in-process ``local`` model, each on a thread of its own with ``threads``
+    #: threads; requests go to the least busy (None: 1).
+    replicas: int | None = None
     device: str | None = None
     #: Whether and how an ``openai:`` endpoint is told an answer's JSON schema: ``off`` (the
     #: default: no structured output declared, no extra request); ``auto`` probes the server

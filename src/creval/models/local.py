@@ -36,6 +36,12 @@ Behaviour worth knowing:
   per calling thread, and calls from changing threads ran at 0.55 of the engine's speed.
   It uses ``--threads`` threads (default: half the CPUs, :func:`default_threads`) for
   prompts and generation.
+* ``--replicas R`` (default 1) loads the model R times, each copy on a thread of its own with
+  ``--threads`` threads (:class:`~creval.models.local_replica.LlamaReplica`; the weights are
+  memory-mapped once); a request goes to the copy with the fewest sequences in flight. On a
+  small model one-thread copies, one per core, give about twice the tokens per second of
+  one copy with every core (bench/README.md, "Replicas"). Results do not depend on the copy
+  that answered.
 * Requests without log-probabilities are decoded together, up to ``max_concurrency``
   sequences at once (``--concurrency``; default 8), by continuous batching
   (:class:`~creval.models.local_engine.BatchEngine`), and the ``n`` samples of a request share
@@ -46,10 +52,11 @@ Behaviour worth knowing:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib.util
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +69,7 @@ from creval.models.base import (
     TokenLogprob,
     Usage,
 )
-from creval.models.local_engine import DEFAULT_SLOTS, BatchEngine, GenerationJob, LlamaThread
+from creval.models.local_engine import DEFAULT_SLOTS, GenerationJob
 from creval.models.local_logprobs import (  # noqa: F401  (sampled_distribution re-exported)
     model_logprobs,
     sampled_distribution,
@@ -74,6 +81,7 @@ from creval.models.local_params import (  # noqa: F401  (default_threads re-expo
     completion_params,
     default_threads,
 )
+from creval.models.local_replica import LlamaReplica
 from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
 
 if TYPE_CHECKING:
@@ -133,39 +141,6 @@ def _seed(first: int | None, i: int) -> int:
     return ((DEFAULT_SEED if first is None else first) + i) % _SEED_MODULUS
 
 
-_RECORDING_LLAMA: Any = None
-
-
-def _recording_llama_class() -> Any:
-    """A ``Llama`` whose ``drawn`` lists the token ids its last ``generate`` yielded: the
-    exact tokens the sampler drew, the last of which llama.cpp never feeds back (so it is
-    not in ``input_ids``) when the completion ends on it."""
-    global _RECORDING_LLAMA
-    if _RECORDING_LLAMA is None:
-        from llama_cpp import Llama
-
-        class RecordingLlama(Llama):
-            drawn: list[int] = []
-
-            def generate(self, *args: Any, **kwargs: Any) -> Generator[int, Any, None]:
-                self.drawn = []
-                inner = super().generate(*args, **kwargs)
-                sent = None
-                try:
-                    while True:
-                        try:
-                            token = inner.send(sent)
-                        except StopIteration:
-                            return
-                        self.drawn.append(int(token))
-                        sent = yield token
-                finally:
-                    inner.close()
-
-        _RECORDING_LLAMA = RecordingLlama
-    return _RECORDING_LLAMA
-
-
 class LocalModel:
     """A GGUF chat model run by llama.cpp in this process."""
 
@@ -179,18 +154,22 @@ class LocalModel:
             logprobs=True, sampling_logprobs=True, prompt_logprobs=True, n=False, images=False,
             seed=True, structured_output=True,
         )
-        #: sequences decoded together (plain requests); log-probabilities go one at a time
+        #: sequences decoded together per replica (plain requests); log-probabilities go one
+        #: at a time
         self.max_concurrency = max(1, options.concurrency or DEFAULT_SLOTS)
-        self._thread_lock = threading.Lock()
-        self._worker: LlamaThread | None = None  # runs every llama.cpp call
-        self._llm: Any = None  # plain instance
-        self._llm_logits: Any = None  # logits_all instance, only when log-probabilities are asked
+        threads = options.threads or default_threads()
+        #: copies of the model, each on a llama.cpp thread of its own (``--replicas``)
+        self.replicas = [
+            LlamaReplica(path, n_ctx=self.n_ctx, threads=threads, slots=self.max_concurrency,
+                         name=f"creval-llama-{path.stem}-{i}")
+            for i in range(max(1, options.replicas or 1))
+        ]
 
     # -- state --------------------------------------------------------------------------------
     @property
     def loaded(self) -> bool:
         """Whether any llama.cpp instance has been created."""
-        return self._llm is not None or self._llm_logits is not None
+        return any(r.loaded for r in self.replicas)
 
     def identity(self) -> dict[str, Any]:
         """Provider, file name, size and SHA-256 of the GGUF, and the context length."""
@@ -205,43 +184,16 @@ class LocalModel:
             identity["package"] = self.package
         return identity
 
-    def _thread(self) -> LlamaThread:
-        with self._thread_lock:
-            if self._worker is None:
-                self._worker = LlamaThread(f"creval-llama-{self.path.stem}")
-            return self._worker
-
-    async def _on_thread(self, fn: Callable[[], Any]) -> Any:
-        """Run ``fn`` on the model's llama.cpp thread."""
-        return await asyncio.wrap_future(self._thread().call(fn))
-
-    def _load(self, logits_all: bool) -> Any:
-        """The llama.cpp instance for the mode asked; call on the llama.cpp thread."""
-        current = self._llm_logits if logits_all else self._llm
-        if current is not None:
-            return current
-        from llama_cpp import Llama
-
-        llama_class = _recording_llama_class() if logits_all else Llama
-        # One thread count for prompts and for generation (llama.cpp's default of every core
-        # for prompt batches spun badly when calls came from changing threads).
-        threads = self.options.threads or default_threads()
+    @contextlib.contextmanager
+    def _replica(self, sequences: int = 1) -> Iterator[LlamaReplica]:
+        """The replica with the fewest sequences in flight (the first of those), holding
+        ``sequences`` more for the ``with`` block."""
+        replica = min(self.replicas, key=lambda r: r.in_flight)
+        replica.in_flight += sequences
         try:
-            llm = llama_class(
-                model_path=str(self.path),
-                n_ctx=self.n_ctx,
-                n_threads=threads,
-                n_threads_batch=threads,
-                logits_all=logits_all,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelError(f"llama.cpp could not load {self.path}: {exc}") from exc
-        if logits_all:
-            self._llm_logits = llm
-        else:
-            self._llm = llm
-        return llm
+            yield replica
+        finally:
+            replica.in_flight -= sequences
 
     # -- generation ---------------------------------------------------------------------------
     async def generate(self, request: GenerateRequest) -> list[Completion]:
@@ -249,30 +201,30 @@ class LocalModel:
         requests in flight, or (log-probabilities) one llama.cpp call each."""
         if any(m.has_images() for m in request.messages):
             raise ModelError(f"{self.spec} cannot read images (the local backend is text-only)")
-        if request.logprobs:
-            completions: list[Completion] = await self._on_thread(lambda: self._generate_sync(request))
-            return completions
-        job = GenerationJob(seeds=[_seed(request.seed, i) for i in range(request.n)],
-                            prepare=lambda: self._params(self._load(logits_all=False), request))
-        self._thread().generate(self._engine, job)
-        try:
-            responses = await asyncio.wrap_future(job.future)
-        except ValueError as exc:  # e.g. the prompt does not fit the context
-            raise ModelError(f"{self.spec}: {exc}") from exc
+        with self._replica(request.n) as replica:
+            if request.logprobs:
+                completions: list[Completion] = await replica.on_thread(
+                    lambda: self._generate_sync(replica, request))
+                return completions
+            job = GenerationJob(
+                seeds=[_seed(request.seed, i) for i in range(request.n)],
+                prepare=lambda: self._params(replica.load(logits_all=False), request))
+            replica.thread().generate(replica.batch_engine, job)
+            try:
+                responses = await asyncio.wrap_future(job.future)
+            except ValueError as exc:  # e.g. the prompt does not fit the context
+                raise ModelError(f"{self.spec}: {exc}") from exc
         return [self._completion(r, first=i == 0) for i, r in enumerate(responses)]
-
-    def _engine(self) -> BatchEngine:
-        return BatchEngine(self._load(logits_all=False), self.max_concurrency, self.n_ctx)
 
     @staticmethod
     def _params(llm: Any, request: GenerateRequest) -> dict[str, Any]:
         """What llama-cpp-python's chat completion passes on to ``create_completion``."""
         return completion_params(llm, _messages(request), **_chat_kwargs(request, None))
 
-    def _generate_sync(self, request: GenerateRequest) -> list[Completion]:
-        """One llama.cpp call per sample, on the llama.cpp thread (log-probabilities)."""
+    def _generate_sync(self, replica: LlamaReplica, request: GenerateRequest) -> list[Completion]:
+        """One llama.cpp call per sample, on ``replica``'s thread (log-probabilities)."""
         completions: list[Completion] = []
-        llm = self._load(logits_all=request.logprobs)
+        llm = replica.load(logits_all=request.logprobs)
         for i in range(request.n):
             llm.reset()  # a fresh prompt evaluation: no dependence on earlier calls
             try:
@@ -352,14 +304,16 @@ class LocalModel:
         chat template), in windows of ``request.window`` tokens (default: ``n_ctx``). The
         model's BOS token is put first when its tokenizer adds one; otherwise the first token
         has no context and is left out."""
-        scores: PromptScores = await self._on_thread(lambda: self._prompt_logprobs_sync(request))
+        with self._replica() as replica:
+            scores: PromptScores = await replica.on_thread(
+                lambda: self._prompt_logprobs_sync(replica, request))
         return scores
 
-    def _prompt_logprobs_sync(self, request: PromptRequest) -> PromptScores:
+    def _prompt_logprobs_sync(self, replica: LlamaReplica, request: PromptRequest) -> PromptScores:
         import numpy as np
 
         window, stride = request.resolve(self.n_ctx, self.spec)
-        llm = self._load(logits_all=True)
+        llm = replica.load(logits_all=True)
         add_bos = bool(llm._model.add_bos_token()) and llm.token_bos() >= 0
         ids: list[int] = llm.tokenize(request.text.encode("utf-8"), add_bos=add_bos, special=False)
 
@@ -387,30 +341,18 @@ class LocalModel:
                             usage=Usage(input_tokens=fed))
 
     async def aclose(self) -> None:
-        """Free the llama.cpp instances and end their thread (both come back on the next
+        """Free the llama.cpp instances and end their threads (both come back on the next
         request)."""
-        with self._thread_lock:
-            worker, self._worker = self._worker, None
-        if worker is None:
-            return
-
-        def close() -> None:
-            if worker.engine is not None:
-                worker.engine.close()
-                worker.engine = None
-            for llm in (self._llm, self._llm_logits):
-                if llm is not None:
-                    llm.close()
-            self._llm = None
-            self._llm_logits = None
-
-        await asyncio.wrap_future(worker.call(close))
-        await asyncio.to_thread(worker.stop)
+        for replica in self.replicas:
+            await replica.close()
 
 
 def create(name: str, options: ModelOptions) -> LocalModel:
     """``local`` (the packaged SmolLM2-135M-Instruct) or ``local:PATH.gguf``."""
     require("llama_cpp", package="llama-cpp-python", extra="local", purpose="The local model backend")
+    for flag, value in (("--threads", options.threads), ("--replicas", options.replicas)):
+        if value is not None and value < 1:
+            raise CrevalError(f"{flag} takes a whole number of 1 or more, not {value}.")
     if not name:
         return LocalModel("local", default_model_path(), options, package=DEFAULT_DIST)
     path = Path(name).expanduser()
