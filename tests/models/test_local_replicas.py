@@ -14,7 +14,7 @@ from creval.errors import CrevalError
 from creval.models import Completion, GenerateRequest, ModelOptions, get_model
 from creval.models.local import LocalModel
 from creval.models.prompt_scoring import PromptRequest
-from tests._cli import creval, creval_process
+from tests._cli import creval
 
 REQUESTS = [
     GenerateRequest.chat("Name three unusual uses for a brick.", n=2, seed=3, max_tokens=10, top_p=0.9),
@@ -77,10 +77,13 @@ def test_a_run_with_two_copies_records_what_one_copy_records(tmp_path: Path) -> 
     options = {"trials": 3, "max_tokens": 40}
     api.evaluate("dat", model="local", threads=1, replicas=1, cache=False, out=tmp_path / "1",
                  **options)
-    result = creval_process("run", "dat", "--model", "local", "--trials", "3", "--max-tokens",
-                            "40", "--threads", "1", "--replicas", "2", "--no-cache",
-                            "--out", str(tmp_path / "2"))
+    # in this process: the two copies load at once, and what the command prints must survive
+    # llama-cpp-python's silencing of stdout while each loads
+    result = creval("run", "dat", "--model", "local", "--trials", "3", "--max-tokens", "40",
+                    "--threads", "1", "--replicas", "2", "--no-cache", "--no-progress",
+                    "--out", str(tmp_path / "2"))
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "dat: units 3 ok" in result.stdout
     outputs = []
     for run in ("1", "2"):
         lines = (tmp_path / run / "records.jsonl").read_text().splitlines()

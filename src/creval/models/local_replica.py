@@ -24,6 +24,11 @@ from creval.models.base import ModelError
 from creval.models.local_engine import BatchEngine, LlamaThread
 
 _RECORDING_LLAMA: Any = None
+#: llama-cpp-python silences llama.cpp while it loads a model by pointing the process's file
+#: descriptors 1 and 2 and ``sys.stdout``/``sys.stderr`` at /dev/null and back: two loads at
+#: once on two threads (two replicas) would restore each other's /dev/null, silencing the
+#: process for good. Loads take turns.
+_LOAD_LOCK = threading.Lock()
 
 
 def _recording_llama_class() -> Any:
@@ -99,14 +104,15 @@ class LlamaReplica:
         # One thread count for prompts and for generation (llama.cpp's default of every core
         # for prompt batches spun badly when calls came from changing threads).
         try:
-            llm = llama_class(
-                model_path=str(self.path),
-                n_ctx=self.n_ctx,
-                n_threads=self.threads,
-                n_threads_batch=self.threads,
-                logits_all=logits_all,
-                verbose=False,
-            )
+            with _LOAD_LOCK:
+                llm = llama_class(
+                    model_path=str(self.path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.threads,
+                    n_threads_batch=self.threads,
+                    logits_all=logits_all,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"llama.cpp could not load {self.path}: {exc}") from exc
         if logits_all:
