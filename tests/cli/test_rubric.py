@@ -118,12 +118,19 @@ def test_compare_three_models(tmp_path: Path) -> None:
     judge = ChatServer(reply=reply)
     try:
         for temperature in ("0.4", "0.8", "1.2"):
-            # in this process: no interpreter start, and the embedder and word vectors load once
+            # in this process: no interpreter start, and the embedder and word vectors load once.
+            # ttct needs all 7 tasks (a row per task below); SAT and DAT give one number per
+            # model, so 2 stories (not 7; their prompts were most of the tokens) and 3 trials
+            # do; 16-token answers: nothing below reads them (the small model's DAT lists were
+            # invalid at 40 tokens too)
+            out = tmp_path / f"smollm2-t{temperature}"
+            common = ["--model", "local", "--temperature", temperature, "--max-tokens", "16",
+                      "--no-progress"]
             done = creval_in_process(
-                "run", "ttct", "dat", "sat", "--model", "local", "--judge", "openai:judge",
-                "--judge-base-url", judge.url, "--temperature", temperature, "--limit", "7",
-                "--answers", "1", "--trials", "3", "--max-tokens", "40",
-                "--out", str(tmp_path / f"smollm2-t{temperature}"), "--no-progress")
+                "run", "ttct", "dat", *common, "--judge", "openai:judge", "--judge-base-url",
+                judge.url, "--limit", "7", "--answers", "1", "--trials", "3", "--out", str(out))
+            assert done.returncode == 0, done.stderr
+            done = creval_in_process("run", "sat", *common, "--limit", "2", "--out", str(out / "sat"))
             assert done.returncode == 0, done.stderr
     finally:
         judge.close()
