@@ -42,6 +42,10 @@ class Server:
         self.reports: str | None = None
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive: the paper-size runs send ~1,400 requests each; a connection (and a
+            # server thread) per request was most of this module's time
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args: Any) -> None:
                 pass
 
