@@ -24,8 +24,11 @@ from tests._ray import token_cluster
 pytestmark = pytest.mark.slow
 
 CREVAL = [sys.executable, "-m", "creval.cli"]
-DAT = ["dat", "--trials", "5"]
-NEOCODER = ["neocoder", "--limit", "1", "--states", "0", "--max-tokens", "160", "--detector",
+# 32-token answers: nothing here reads them, only where they were made and that both
+# executors give the same; one answer at a time per worker, so that the first records of
+# answers cut at the same length do not all land at once before the driver is killed
+DAT = ["dat", "--trials", "5", "--max-tokens", "32", "--concurrency", "1"]
+NEOCODER = ["neocoder", "--limit", "1", "--states", "0", "--max-tokens", "32", "--detector",
             "static"]
 #: An answer with a program, for a replayed run (the packaged 135M model writes prose)
 PROGRAM = "Read and echo:\n```python\ndef solve():\n    print(input())\n\nsolve()\n```\n"
@@ -163,7 +166,7 @@ def test_one_command_runs_a_grid_of_two_models_and_two_benchmarks_on_ray(
     replay = f"replay:{runs['local']}"  # one folder per benchmark: replays local/BENCH
     driver = subprocess.Popen(
         [*CREVAL, "run", "dat", "neocoder", "--trials", "5", "--limit", "1", "--states", "0",
-         "--max-tokens", "160", "--detector", "static", "--model", "local", "--model", replay,
+         "--max-tokens", "32", "--detector", "static", "--model", "local", "--model", replay,
          "--no-progress", "--cache", runs["cache"], "--executor", "ray", "--ray-address",
          cluster, "--out", str(grid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, stderr = driver.communicate(timeout=600)
