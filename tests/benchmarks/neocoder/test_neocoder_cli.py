@@ -26,7 +26,7 @@ def creval(*args: str, timeout: int = 900) -> subprocess.CompletedProcess[str]:
 def test_run_evaluates_states_with_the_local_model(tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = creval("run", "neocoder", "--model", "local", "--limit", "1", "--states", "0,1",
-                  "--detector", "both", "--max-tokens", "160", "--out", str(out))
+                  "--detector", "both", "--max-tokens", "64", "--out", str(out))
     assert done.returncode == 0, done.stderr
     scores = json.loads((out / "scores.json").read_text())
     assert [row["t"] for row in scores["states"]] == [0, 1]
@@ -49,8 +49,10 @@ def test_run_evaluates_states_with_the_local_model(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_denial_mode_writes_an_upstream_dataset(tmp_path: Path) -> None:
     out = tmp_path / "denial"
+    # 2 rounds: the dataset's statements and codes are the original plus one per round; each
+    # round's prompt carries the earlier ones (~400 tokens more each), 40-token answers
     done = creval("run", "neocoder", "--mode", "denial", "--model", "local", "--limit", "1",
-                  "--rounds", "2", "--max-tokens", "120", "--out", str(out))
+                  "--rounds", "2", "--max-tokens", "40", "--out", str(out))
     assert done.returncode == 0, done.stderr
     dataset = load_neocoder(out / "dataset")
     (problem,) = dataset.problems
