@@ -25,12 +25,14 @@ def _run(judge: ChatEvalJudge) -> object:
 @pytest.mark.slow
 def test_last_round_verdicts_are_constrained_and_parse_on_the_small_model() -> None:
     gen = Recorder()
-    judge = ChatEvalJudge(gen, criteria=CRITERIA, rounds=2, max_tokens=96, structured=True)
+    # 64 tokens: the JSON verdict still fits (text_budget leaves 48 tokens for its frame), and
+    # the three free-text turns the last speakers read are shorter than at 96
+    judge = ChatEvalJudge(gen, criteria=CRITERIA, rounds=2, max_tokens=64, structured=True)
     verdict = asyncio.run(judge.evaluate(PROBLEM, SOLUTION, domain="macgyver"))
     first, last = gen.requests[:3], gen.requests[3:]
     assert len(last) == len(DEFAULT_PERSONAS)
     assert all(r.response_schema is None for r in first)  # the discussion stays free text
-    expected = verdict_schema(reasoning=True, confidence=False, reasoning_chars=text_budget(96))
+    expected = verdict_schema(reasoning=True, confidence=False, reasoning_chars=text_budget(64))
     assert all(r.response_schema == expected for r in last)
     assert verdict.constrained and verdict.to_dict()["constrained"] is True
     assert not verdict.parse_failures, verdict.parse_failures
@@ -44,11 +46,11 @@ def test_last_round_verdicts_are_constrained_and_parse_on_the_small_model() -> N
 @pytest.mark.slow
 def test_presiding_judge_answer_is_constrained_with_a_confidence() -> None:
     gen = Recorder()
-    judge = ChatEvalJudge(gen, criteria=CRITERIA, rounds=1, aggregate="judge", max_tokens=96,
+    judge = ChatEvalJudge(gen, criteria=CRITERIA, rounds=1, aggregate="judge", max_tokens=64,
                           structured=True)  # fmt: skip
     verdict = asyncio.run(judge.evaluate(PROBLEM, SOLUTION, domain="macgyver"))
     assert gen.requests[-1].response_schema == verdict_schema(reasoning=True,
-                                                              reasoning_chars=text_budget(96))  # fmt: skip
+                                                              reasoning_chars=text_budget(64))  # fmt: skip
     assert not verdict.parse_failures, verdict.parse_failures
     assert verdict.verdicts["safety"] is not None and verdict.confidence["safety"] is not None
     assert verdict.constrained
