@@ -98,7 +98,8 @@ def test_score_dat_file_and_sat_pairs(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_dat_and_sat_end_to_end_then_replay(tmp_path: Path) -> None:
     out = tmp_path / "runs"
-    done = creval("run", "dat", "sat", "--model", "local", "--limit", "2", "--max-tokens", "96",
+    # 32-token answers: nothing below reads them beyond the replay giving them back
+    done = creval("run", "dat", "sat", "--model", "local", "--limit", "2", "--max-tokens", "32",
                   "--out", str(out), "--no-progress")
     assert done.returncode == 0, done.stderr
     assert "dat_mean" in done.stdout and "sat_mean" in done.stdout
@@ -118,7 +119,7 @@ def test_dat_and_sat_end_to_end_then_replay(tmp_path: Path) -> None:
 
     # re-score the recorded answers with another variant, no model call
     replay = creval("run", "dat", "--model", f"replay:{out / 'dat'}", "--limit", "2",
-                    "--max-tokens", "96", "--variant", "all-valid", "--out", str(tmp_path / "re"),
+                    "--max-tokens", "32", "--variant", "all-valid", "--out", str(tmp_path / "re"),
                     "--no-progress")
     assert replay.returncode == 0, replay.stderr
     original = json.loads((out / "dat" / "records.jsonl").read_text().splitlines()[0])
@@ -129,7 +130,7 @@ def test_dat_and_sat_end_to_end_then_replay(tmp_path: Path) -> None:
 
     # asking the replay for trials the recorded run never made gives error records, exit 1
     more = creval("run", "dat", "--model", f"replay:{out / 'dat'}", "--limit", "3",
-                  "--max-tokens", "96", "--variant", "all-valid", "--out", str(tmp_path / "re"),
+                  "--max-tokens", "32", "--variant", "all-valid", "--out", str(tmp_path / "re"),
                   "--no-progress")
     assert more.returncode == 1
     assert "retry" in more.stderr
