@@ -42,7 +42,7 @@ def test_ttct_with_a_judge_that_breaks_the_format(tmp_path: Path) -> None:
     try:
         done = creval("run", "ttct", "--model", "local", "--judge", "openai:judge",
                       "--judge-base-url", judge.url, "--limit", "7", "--answers", "2",
-                      "--max-tokens", "24", "--out", str(tmp_path), "--no-progress")
+                      "--max-tokens", "8", "--out", str(tmp_path), "--no-progress")
     finally:
         judge.close()
     assert done.returncode == 0, done.stderr
