@@ -101,13 +101,15 @@ def test_logprob_label_says_which_distribution_was_asked_for() -> None:
 
 @pytest.mark.slow
 def test_macgyver_runs_offline_end_to_end(tmp_path: Path) -> None:
-    """Both judges' answers are cut to the smallest length the options allow and the panel
-    discusses one round: the ~30 judge calls' prompts (~12k tokens of prompt evaluation on
-    CPU) are the cost, and nothing here reads what the judges say, only that they ran."""
+    """Steps and judge answers are as short as the options allow, the panel discusses one
+    round and retrieves one fragment per turn: the ~30 judge prompts (~12k tokens for the
+    model to read on CPU) are the cost, and nothing here reads what the judges say, only
+    that they ran. Two steps, so that a solution is extended once."""
     out = tmp_path / "run"
     args = ["run", "macgyver", "--model", "local", "--limit", "1", "--n", "3", "--max-steps", "2",
-            "--step-max-tokens", "16", "--judge-max-tokens", "16", "--judge-rounds", "1",
-            "--judges", "oneshot,multiagent", "--out", str(out)]
+            "--step-max-tokens", "8", "--judge-max-tokens", "16", "--judge-rounds", "1",
+            "--judge-k", "1", "--judge-j", "1", "--judge-l", "1", "--judges", "oneshot,multiagent",
+            "--out", str(out)]
     done = subprocess.run([*CREVAL, *args], capture_output=True, text=True, timeout=1800,
                           env=os.environ.copy())
     assert done.returncode == 0, done.stderr
