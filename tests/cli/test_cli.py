@@ -140,15 +140,16 @@ def test_dat_and_sat_end_to_end_then_replay(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_japanese_dat_and_sat(tmp_path: Path) -> None:
+    # One trial and one story (their Japanese prompts, ~400 and ~800 tokens, are the cost).
     # --attempts 2: a Japanese trial still asks again after an invalid answer (the loop runs
     # on the real model), without the paper's 10 answers per trial that the small model,
     # which rarely writes 10 Japanese nouns, nearly always used up; test_ja_trials checks the cap
-    done = creval("run", "dat", "sat", "--model", "local", "--lang", "ja", "--limit", "2",
+    done = creval("run", "dat", "sat", "--model", "local", "--lang", "ja", "--limit", "1",
                   "--attempts", "2", "--max-tokens", "64", "--out", str(tmp_path), "--no-progress")
     assert done.returncode == 0, done.stderr
     dat = json.loads((tmp_path / "dat" / "scores.json").read_text())
     assert dat["variant"] == "all-valid" and dat["lang"] == "ja"
-    assert dat["headline"]["valid_trials"] + dat["headline"]["invalid_trials"] == 2
+    assert dat["headline"]["valid_trials"] + dat["headline"]["invalid_trials"] == 1
     assert dat["resources"]["noun_check"].startswith("sudachipy")
     sat = json.loads((tmp_path / "sat" / "scores.json").read_text())
     assert sat["lang"] == "ja" and sat["resources"]["embedder"]

@@ -121,7 +121,7 @@ def test_compare_three_models(tmp_path: Path) -> None:
         for temperature in ("0.4", "0.8", "1.2"):
             # in this process: no interpreter start, and the embedder and word vectors load once.
             # ttct needs all 7 tasks (a row per task below); SAT and DAT give one number per
-            # model, so 2 stories (not 7; their prompts were most of the tokens) and 3 trials
+            # model, so 2 stories (not 7; their prompts were most of the tokens) and 1 trial
             # do; 16-token answers: nothing below reads them (the small model's DAT lists were
             # invalid at 40 tokens too)
             out = tmp_path / f"smollm2-t{temperature}"
@@ -129,7 +129,7 @@ def test_compare_three_models(tmp_path: Path) -> None:
                       "--no-progress"]
             done = creval_in_process(
                 "run", "ttct", "dat", *common, "--judge", "openai:judge", "--judge-base-url",
-                judge.url, "--limit", "7", "--answers", "1", "--trials", "3", "--out", str(out))
+                judge.url, "--limit", "7", "--answers", "1", "--trials", "1", "--out", str(out))
             assert done.returncode == 0, done.stderr
             done = creval_in_process("run", "sat", *common, "--limit", "2", "--out", str(out / "sat"))
             assert done.returncode == 0, done.stderr
