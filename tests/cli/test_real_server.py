@@ -70,7 +70,8 @@ def test_errors_print_their_distinct_causes(llama_server: str, tmp_path: Path) -
 def test_a_server_that_dies_stops_the_run_early_and_a_rerun_resumes(tmp_path: Path) -> None:
     server = LlamaServer(tmp_path / "server.log")
     out = tmp_path / "run"
-    args = ["run", "dat", "--model", "openai:smollm2", "--base-url", server.url, "--trials", "40",
+    # 16 trials, one at a time: the server dies after 3 records with most of them not run
+    args = ["run", "dat", "--model", "openai:smollm2", "--base-url", server.url, "--trials", "16",
             "--max-tokens", "8", "--concurrency", "1", "--no-progress", "--out", str(out)]
     try:
         server.wait_ready()
@@ -95,7 +96,7 @@ def test_a_server_that_dies_stops_the_run_early_and_a_rerun_resumes(tmp_path: Pa
     ok = sum(r["status"] == "ok" for r in lines)
     assert ok >= 3 and sum(r["status"] == "error" for r in lines) <= 1
     scores = json.loads((out / "scores.json").read_text())
-    assert scores["usage"]["this_invocation"]["units_not_run"] >= 40 - len(lines) - 1
+    assert scores["usage"]["this_invocation"]["units_not_run"] >= 16 - len(lines) - 1
 
     restarted = LlamaServer(tmp_path / "server.log", port=server.port)
     try:
@@ -105,8 +106,8 @@ def test_a_server_that_dies_stops_the_run_early_and_a_rerun_resumes(tmp_path: Pa
         restarted.stop()
     assert again.returncode == 0, again.stderr
     scores = json.loads((out / "scores.json").read_text())
-    assert scores["units"]["finished"] == 40 and scores["units"]["missing"] == 0
-    assert f"units {40 - ok} ok" in _summary(again.stdout, "dat")
+    assert scores["units"]["finished"] == 16 and scores["units"]["missing"] == 0
+    assert f"units {16 - ok} ok" in _summary(again.stdout, "dat")
 
 
 def test_structured_output_option_makes_the_server_judge_parse(llama_server: str, tmp_path: Path) -> None:
