@@ -20,7 +20,8 @@ REQUESTS = [
     GenerateRequest.chat("Name three unusual uses for a brick.", n=2, seed=3, max_tokens=10, top_p=0.9),
     GenerateRequest.chat("Write a haiku about rain.", seed=8, max_tokens=10, temperature=0.7),
     GenerateRequest.chat("What colour is the sky?", seed=1, max_tokens=8, temperature=0.0),
-    GenerateRequest.chat("Name an animal.", seed=2, max_tokens=8, logprobs=True, top_logprobs=2),
+    GenerateRequest.chat("Name an animal.", n=3, seed=2, max_tokens=8, temperature=0.9,
+                         logprobs=True, top_logprobs=2),
 ]
 
 
@@ -54,9 +55,10 @@ def test_two_copies_answer_what_one_answers_and_share_the_requests() -> None:
     two, two_scores, taken = _answers(2)
     assert [[(c.text, c.finish_reason, c.usage) for c in a] for a in two] == \
         [[(c.text, c.finish_reason, c.usage) for c in a] for a in one]
-    assert [[t.logprob for t in a[0].tokens or []] for a in two] == \
-        [[t.logprob for t in a[0].tokens or []] for a in one]
-    assert two[3][0].tokens  # the log-probability request got its tokens
+    assert [[[t.logprob for t in c.tokens or []] for c in a] for a in two] == \
+        [[[t.logprob for t in c.tokens or []] for c in a] for a in one]
+    assert all(c.tokens for c in two[3])  # every sample of the log-probability request,
+    assert len({c.text for c in two[3]}) > 1  # shared out among the copies, in order
     assert two_scores == one_scores
     assert all(taken), taken  # both copies had work
 

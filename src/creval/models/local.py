@@ -201,11 +201,9 @@ class LocalModel:
         requests in flight, or (log-probabilities) one llama.cpp call each."""
         if any(m.has_images() for m in request.messages):
             raise ModelError(f"{self.spec} cannot read images (the local backend is text-only)")
+        if request.logprobs:
+            return await self._generate_apart(request)
         with self._replica(request.n) as replica:
-            if request.logprobs:
-                completions: list[Completion] = await replica.on_thread(
-                    lambda: self._generate_sync(replica, request))
-                return completions
             job = GenerationJob(
                 seeds=[_seed(request.seed, i) for i in range(request.n)],
                 prepare=lambda: self._params(replica.load(logits_all=False), request))
@@ -221,11 +219,29 @@ class LocalModel:
         """What llama-cpp-python's chat completion passes on to ``create_completion``."""
         return completion_params(llm, _messages(request), **_chat_kwargs(request, None))
 
-    def _generate_sync(self, replica: LlamaReplica, request: GenerateRequest) -> list[Completion]:
-        """One llama.cpp call per sample, on ``replica``'s thread (log-probabilities)."""
+    async def _generate_apart(self, request: GenerateRequest) -> list[Completion]:
+        """Log-probabilities: one llama.cpp call per sample, each from a fresh prompt
+        evaluation; with several replicas the samples are shared out among them in order
+        (sample ``i`` has seed ``seed + i`` wherever it runs)."""
+        shares = min(request.n, len(self.replicas))
+        parts = [range(request.n)[k::shares] for k in range(shares)]
+
+        async def part(samples: range) -> list[Completion]:
+            with self._replica(len(samples)) as replica:
+                done: list[Completion] = await replica.on_thread(
+                    lambda: self._generate_sync(replica, request, samples))
+                return done
+
+        results = await asyncio.gather(*(part(p) for p in parts))
+        by_sample = {i: c for p, done in zip(parts, results, strict=True) for i, c in zip(p, done, strict=True)}
+        return [by_sample[i] for i in range(request.n)]
+
+    def _generate_sync(self, replica: LlamaReplica, request: GenerateRequest,
+                       samples: range | None = None) -> list[Completion]:
+        """One llama.cpp call per sample (all, or ``samples``), on ``replica``'s thread."""
         completions: list[Completion] = []
         llm = replica.load(logits_all=request.logprobs)
-        for i in range(request.n):
+        for i in samples if samples is not None else range(request.n):
             llm.reset()  # a fresh prompt evaluation: no dependence on earlier calls
             try:
                 response = llm.create_chat_completion(
