@@ -75,6 +75,28 @@ class ChatServer:
         self.httpd.server_close()
 
 
+def scripted_dat_run(out: Path, name: str, texts: list[str], *extra: str, trials: int,
+                     exit_codes: tuple[int, ...] = (0,)) -> Path:
+    """A small DAT run in ``out/name`` of ``openai:name``, a scripted model answering
+    ``texts`` in turn (from the second), through the command line; ``extra`` more options."""
+    from _cli import creval
+
+    state = {"i": 0}
+
+    def reply(body: dict[str, Any]) -> tuple[int, str]:
+        state["i"] += 1
+        return 200, texts[state["i"] % len(texts)]
+
+    server = ChatServer(reply=reply)
+    try:
+        done = creval("run", "dat", "--model", f"openai:{name}", "--base-url", server.url,
+                      "--trials", str(trials), "--no-progress", "--out", str(out / name), *extra)
+    finally:
+        server.close()
+    assert done.returncode in exit_codes, done.stderr
+    return out / name
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

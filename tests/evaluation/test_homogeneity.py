@@ -7,26 +7,13 @@ from pathlib import Path
 
 import pytest
 from _cli import creval
-from _servers import ChatServer
+from _servers import ChatServer, scripted_dat_run
 
 LISTS = ["1. cat\n2. dog\n3. sun", "1. cat\n2. moon\n3. sea", "I would rather not."]
 
 
 def _dat(out: Path, name: str, *extra: str) -> Path:
-    state = {"i": 0}
-
-    def reply(body: dict[str, object]) -> tuple[int, str]:
-        state["i"] += 1
-        return 200, LISTS[state["i"] % len(LISTS)]
-
-    server = ChatServer(reply=reply)
-    try:
-        done = creval("run", "dat", "--model", f"openai:{name}", "--base-url", server.url,
-                      "--trials", "3", "--no-progress", "--out", str(out / name), *extra)
-    finally:
-        server.close()
-    assert done.returncode in (0, 1), done.stderr
-    return out / name
+    return scripted_dat_run(out, name, LISTS, *extra, trials=3, exit_codes=(0, 1))
 
 
 def test_refusals_and_notes(tmp_path: Path) -> None:

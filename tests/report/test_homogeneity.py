@@ -8,11 +8,10 @@ import csv
 import itertools
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from _cli import creval
-from _servers import ChatServer
+from _servers import scripted_dat_run
 from tests_paths import shared_data_path
 
 from creval.benchmarks.dat.lists import parse_word_list
@@ -27,20 +26,7 @@ NARROW = ["1. cat\n2. dog\n3. mouse\n4. rat\n5. hamster\n6. gerbil\n7. ferret",
 
 def _record(out: Path, name: str, texts: list[str]) -> Path:
     """A small recorded DAT run of a scripted model answering ``texts`` in turn."""
-    state = {"i": 0}
-
-    def reply(body: dict[str, Any]) -> tuple[int, str]:
-        state["i"] += 1
-        return 200, texts[state["i"] % len(texts)]
-
-    server = ChatServer(reply=reply)
-    try:
-        done = creval("run", "dat", "--model", f"openai:{name}", "--base-url", server.url,
-                      "--trials", "4", "--no-progress", "--out", str(out / name))
-    finally:
-        server.close()
-    assert done.returncode == 0, done.stderr
-    return out / name
+    return scripted_dat_run(out, name, texts, trials=4)
 
 
 def _words(run: Path) -> list[frozenset[str]]:
