@@ -38,10 +38,11 @@ Behaviour worth knowing:
   prompts and generation.
 * ``--replicas R`` (default 1) loads the model R times, each copy on a thread of its own with
   ``--threads`` threads (:class:`~creval.models.local_replica.LlamaReplica`; the weights are
-  memory-mapped once); a request goes to the copy with the fewest sequences in flight. On a
-  small model one-thread copies, one per core, give about twice the tokens per second of
-  one copy with every core (bench/README.md, "Replicas"). Results do not depend on the copy
-  that answered.
+  memory-mapped once); a request goes to the copy with the fewest sequences in flight, and
+  the samples of a log-probability request are shared out among the copies. On a small model
+  one-thread copies, one per core, give 1.5x the tokens per second of one copy with every core
+  (8 requests in flight, 2 cores; bench/README.md, "Replicas"). Results do not depend on the
+  copy that answered.
 * Requests without log-probabilities are decoded together, up to ``max_concurrency``
   sequences at once (``--concurrency``; default 8), by continuous batching
   (:class:`~creval.models.local_engine.BatchEngine`), and the ``n`` samples of a request share
@@ -162,7 +163,7 @@ class LocalModel:
         self.replicas = [
             LlamaReplica(path, n_ctx=self.n_ctx, threads=threads, slots=self.max_concurrency,
                          name=f"creval-llama-{path.stem}-{i}")
-            for i in range(max(1, options.replicas or 1))
+            for i in range(options.replicas or 1)  # create() refuses fewer than 1
         ]
 
     # -- state --------------------------------------------------------------------------------
