@@ -143,7 +143,8 @@ def reasons(protocol: Protocol, run: RunConditions, *, items: int) -> list[str]:
         return [f"a {run.benchmark} run, the paper measured {protocol.benchmark}"]
     out = _data_reasons(protocol, run) + _model_reasons(protocol, run) + _option_reasons(protocol, run)
     if protocol.items is not None and items < protocol.items:
-        out.append(f"{items} items behind the value, the paper measured {protocol.items}")
+        out.append(f"{items} item{'' if items == 1 else 's'} behind the value, the paper "
+                       f"measured {protocol.items}")
     return out
 
 

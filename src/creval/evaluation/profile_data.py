@@ -125,7 +125,8 @@ def _weak(benchmark: str, key: str, scores: Scores, n: int | None,
         weak.append(f"{scores.units.errors} unit(s) failed, {scores.units.missing} not run")
     need = _standard_items(benchmark, key, options)
     if need is not None and n is not None and n < need:
-        weak.append(f"small: {n} items (separating the paper's models needs about {need})")
+        weak.append(f"small: {n} item{'' if n == 1 else 's'} (separating the paper's models "
+                        f"needs about {need})")
     return weak
 
 
