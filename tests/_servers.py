@@ -27,6 +27,9 @@ class ChatServer:
 
     def __init__(self, script: list[int] | None = None, reply: Reply = echo) -> None:
         self.script = list(script or [])
+        #: the model id the answers report: None, the one asked for (as OpenAI-compatible
+        #: servers do); "", none at all (no ``model`` field); else this id
+        self.reports: str | None = None
         self.seen = 0
         self.bodies: list[dict[str, Any]] = []
         owner = self
@@ -58,8 +61,10 @@ class ChatServer:
                     self._send(status, json.dumps(error).encode(), retry=True)
                     return
                 status, text = reply(body)
+                reported = {"model": body["model"] if owner.reports is None else owner.reports}
                 payload = {
-                    "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "id": "x", "object": "chat.completion", "created": 0,
+                    **({} if owner.reports == "" else reported),
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": text}}],
                     "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},

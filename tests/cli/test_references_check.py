@@ -63,10 +63,12 @@ def test_jcq_every_judge_and_answer_option_and_the_judge_alias_are_said(tmp_path
     assert found and not any(c["comparable"] for c in found)
     said = reasons_of(found, "jcq-released-judgements")
     for reason in (f"judge_prompt_file={prompt}, the paper used null or sha256:",
-                   "structured_judge=true, the paper used false",
                    "max_tokens=64, the paper used 512", "parser=strict, the paper used upstream",
                    "judge answered as gpt-4o (spec openai:gpt-4o), the paper's was gpt-4o-2024-08-06"):
         assert any(w.startswith(reason) for w in said), (reason, said)
+    # --structured-judge true on an endpoint that cannot constrain: compared by its effect
+    assert not any(w.startswith("structured_judge") for w in said), said
+    assert any(n.startswith("structured_judge=true was asked but not applied") for n in found[0]["notes"])
     assert not any("data" in w for w in said)  # the staged upstream file is the paper's
     text = creval("references", "check", str(tmp_path / "run")).stdout
     assert "jcq-released-judgements (seed 004): not comparable" in text

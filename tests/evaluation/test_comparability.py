@@ -19,13 +19,15 @@ from creval.evaluation.comparability import (
     RunConditions,
     compared_options,
     items_behind,
+    judged_itself,
     not_compared,
     reasons,
 )
+from creval.evaluation.items import items_of
 from creval.evaluation.paper_data import NEOCODER_SHA256, DataIdentity, data_identity
 from creval.evaluation.presets import protocol_options
 from creval.evaluation.profile_data import standings
-from creval.records import Scores
+from creval.records import Scores, UnitCounts
 from creval.report.references import Protocol, load_references
 
 PROTOCOLS = [(paper.seed, p) for paper in load_references() for p in paper.protocols.values()]
@@ -125,8 +127,9 @@ def test_every_reason_is_said_not_only_the_first() -> None:
 
 
 @pytest.mark.parametrize(("spec", "reported", "paper", "released"), [
-    ("openai:gpt-4o-2024-08-06", (), True, True),
+    ("openai:gpt-4o-2024-08-06", (), False, False),  # no answer said which model: unverified
     ("openai:gpt-4o", ("gpt-4o-2024-08-06",), True, True),  # the alias answered as the snapshot
+    ("openai:gpt-4o", ("openai/gpt-4o-2024-08-06",), True, True),  # a router's prefix
     ("openai:gpt-4o", (), False, False),  # an alias names no snapshot by itself
     ("openai:gpt-4o", ("gpt-4o-2024-11-20",), False, False),
     ("openai:gpt-4o-2024-05-13", (), False, False),
@@ -139,8 +142,40 @@ def test_judges_are_compared_by_snapshot(spec: str, reported: tuple[str, ...], p
         assert (reasons(protocols[pid], run, items=700) == []) is expected, (pid, spec, reported)
     said = reasons(protocols["jcq-paper"], replace(paper_run(protocols["jcq-paper"]),
                                                    judge="openai:gpt-4o", judge_reported=()), items=700)
-    assert said == ["judge openai:gpt-4o (its endpoint reported no model id), the paper's was "
-                    "gpt-4o (gpt-4o covers gpt-4o-2024-08-06)"]
+    assert said == ["judge snapshot unverified: no answer carried a model id (spec openai:gpt-4o), "
+                    "so which model answered cannot be checked; the paper's was gpt-4o (gpt-4o "
+                    "covers gpt-4o-2024-08-06)"]
+
+
+def test_every_answer_counts_unverified_and_mixed_snapshots() -> None:
+    (protocol,) = [p for _, p in PROTOCOLS if p.id == "jcq-released-judgements"]
+    base = replace(paper_run(protocol), judge="openai:gpt-4o-2024-08-06")
+    some = replace(base, answers={"judge": {"gpt-4o-2024-08-06": 30}}, unreported={"judge": 5})
+    assert reasons(protocol, some, items=700) == [
+        "judge snapshot unverified: 5 of 35 answers carried no model id (spec "
+        "openai:gpt-4o-2024-08-06), so which model answered cannot be checked; the paper's was "
+        "gpt-4o-2024-08-06"]
+    mixed = replace(base, answers={"judge": {"gpt-4o-2024-08-06": 30, "gpt-4o-2024-11-20": 5}})
+    assert reasons(protocol, mixed, items=700) == [
+        "judge answered as gpt-4o-2024-08-06 (30 answers), gpt-4o-2024-11-20 (5 answers) (spec "
+        "openai:gpt-4o-2024-08-06), the paper's was gpt-4o-2024-08-06"]
+    routed = replace(base, answers={"judge": {"openai/gpt-4o-2024-08-06": 35}})
+    assert reasons(protocol, routed, items=700) == []
+
+
+def test_self_judging_is_accepted_only_where_the_paper_judged_its_judge() -> None:
+    papers = {p.seed: p for p in load_references()}
+    jcq = papers["004"]
+    assert judged_itself(jcq, jcq.protocols["jcq-paper"])  # GPT-4o's row, judged by GPT-4o
+    assert judged_itself(jcq, jcq.protocols["jcq-released-judgements"])
+    assert not judged_itself(jcq, jcq.protocols["dat-ja"])
+    protocol = jcq.protocols["jcq-released-judgements"]
+    run = replace(paper_run(protocol), self_judged=True, self_judged_how="gpt-4o-2024-08-06 at "
+                  "the same endpoint")
+    assert reasons(protocol, run, items=700, self_judging=True) == []
+    assert reasons(protocol, run, items=700) == [
+        "self-judged: the tested model judged its own answers; gpt-4o-2024-08-06 at the same "
+        "endpoint (the paper's judge was gpt-4o-2024-08-06, judging other models' answers)"]
 
 
 def test_data_is_recognised_by_content_not_by_name(tmp_path: Path) -> None:
@@ -166,6 +201,14 @@ def test_items_behind_the_value() -> None:
     assert items_behind("dat", "dat_mean", dat) == 90
     se = Scores(per_item={"semantic_entropy": [None] * 3 + [0.1]})
     assert items_behind("macgyver", "semantic_entropy", se) == 1
+    # 4 questions x 2 answers: the second question's judgements all failed to parse
+    jcq = Scores(headline={"mean": 3.0, "parsed": 5, "parse_failures": 3},
+                 per_item={"mean": [3.0, None, None, None, 3.0, 2.0, None, 4.0]},
+                 units=UnitCounts(total=5, finished=4))
+    assert items_behind("jcq", "mean", jcq) == 3
+    assert items_of("jcq", "mean", jcq).line() == (
+        "items behind the value: 3 valid (questions with a parsed judgement) of 4 finished, 5 "
+        "planned; 5 of 8 judgements parsed")
 
 
 def test_standings_count_each_model_once_across_two_protocols_of_one_paper() -> None:

@@ -183,3 +183,32 @@ def test_the_paper_preset_is_comparable_and_a_changed_judge_option_or_snapshot_i
     checks = _check(moved)
     assert checks and not any(c["comparable"] for c in checks)
     assert all(any("judge answered as gpt-4o-2024-11-20" in w for w in c["reasons"]) for c in checks)
+
+    # 90% of the judgements unparsed (every odd question's, and all but the first answer of
+    # the even ones'): the value rests on 350 questions, not the 700 that finished
+    def garbled(body: dict[str, Any], index: int) -> str:
+        found = SLOT.search(body["messages"][-1]["content"])
+        assert found, "the judge prompt carries the answer"
+        qid, k = int(found.group(1)), int(found.group(2))
+        return "流暢性: 3\n柔軟性: 4\n独創性: 2\n精緻性: 3" if qid % 2 == 0 and k == 0 else "No."
+
+    unparsed = Server(garbled)
+    unparsed.reports = "gpt-4o-2024-08-06"
+    try:
+        sparse = tmp_path / "sparse"
+        done = creval("profile", "--model", f"replay:{recorded}", "--out", str(sparse),
+                      *[a if a != judge.url else unparsed.url for a in common], env=key)
+    finally:
+        unparsed.close()
+    assert done.returncode == 0, done.stdout + done.stderr
+    checks = _check(sparse)
+    assert checks and not any(c["comparable"] for c in checks)
+    assert all("350 items behind the value (questions with a parsed judgement; 350 of 3500 "
+               "judgements parsed), the paper measured 700" in c["reasons"] for c in checks)
+    doc = json.loads((sparse / "profile.json").read_text())
+    standing = next(line for line in doc["summary"]["standing"] if line.startswith("TTCT rubric mean"))
+    assert "not placed among published values" in standing and " above " not in standing, standing
+    assert "3150 answer(s) did not parse" in " ".join(doc["summary"]["weak"])
+    assert _jcq(sparse)["items"] == {"valid": 350, "finished": 700, "planned": 700,
+                                     "what": "questions with a parsed judgement",
+                                     "detail": "350 of 3500 judgements parsed"}

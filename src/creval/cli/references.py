@@ -95,8 +95,9 @@ def check(
     with every reason it was not (each differing option with both values).
 
     Compared: the benchmark, the data (by the digest of its content), the judge and other
-    evaluator models (by the snapshot their endpoints reported), every option that changes
-    what is measured, and the items behind the value. See docs/references.md.
+    evaluator models (by the snapshot every answer reported), every option that changes
+    what is measured (as the recorded requests applied it), and the valid items behind the
+    value. See docs/references.md.
     """
     from creval.evaluation.comparability import comparable_references
 
@@ -124,6 +125,9 @@ def _check_lines(checks: list[Any]) -> list[str]:
         if last != (run, measure):
             ours = "-" if first.ours is None else f"{first.ours:.4g}"
             lines += ["", f"{run}: {first.benchmark} {measure} = {ours}"]
+            if first.items is not None:
+                lines.append(f"  {first.items.line()}")
+            lines += [f"  note: {note}" for note in first.notes]
             last = (run, measure)
         verdict = "comparable" if first.comparable else "not comparable"
         lines.append(f"  {protocol} (seed {first.seed}): {verdict}")

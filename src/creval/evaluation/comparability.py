@@ -4,18 +4,24 @@
 A run is comparable with a published value only when it measured the way the value's
 protocol (:class:`creval.report.references.Protocol`) says:
 
+- its records are there and agree with its manifest: what was measured is read from what
+  the run sent and received (:mod:`creval.evaluation.conditions`,
+  :mod:`creval.evaluation.evidence`); a replay carries the protocol of the run it replays;
 - the same benchmark, on the paper's data recognised by content
   (:mod:`creval.evaluation.paper_data`);
 - judged (and evaluated, for roles such as LoTbench's E1 and E2) by the model the paper
-  used, by **snapshot**: the model id each endpoint reported in its answers, else the spec's
-  model name; an alias (``gpt-4o``) counts only through the snapshots the protocol says
-  it covers;
-- with **every** benchmark option equal to the protocol's value (default-deny): the only
-  options left out are those :data:`NOT_COMPARED` names, each with why, and the data option
-  (compared by content). A new option is compared unless it is declared here, and a protocol
-  that states no value for a compared option is not comparable;
-- with at least as many items behind the value as the paper (:func:`items_behind`: DAT's
-  valid trials, the solutions semantic entropy was computed on).
+  used, by **snapshot**: the model ids its answers reported, every answer; answers without
+  one make the snapshot *unverified* (not comparable); an alias (``gpt-4o``) counts only
+  through the snapshots the protocol says it covers. Self-judging is accepted only where the
+  paper let its judge model judge itself (a value of the protocol is the judge's own);
+- with **every** benchmark option equal to the protocol's value (default-deny), as the
+  requests applied it where it reaches one: the only options left out are those
+  :data:`NOT_COMPARED` names, each with why, and the data option (compared by content). A new
+  option is compared unless it is declared here, and a protocol that states no value for a
+  compared option is not comparable;
+- with at least as many valid items behind the value as the paper
+  (:mod:`creval.evaluation.items`: judged questions with a parsed judgement, DAT's valid
+  trials, the solutions semantic entropy was computed on).
 
 Every difference is said, not only the first. :func:`comparable_references` gives one
 :class:`Check` per published value of every measure a run (or each run of a profile) has.
@@ -23,16 +29,23 @@ Every difference is said, not only the first. :func:`comparable_references` give
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
-from creval.evaluation.paper_data import PAPER_DATA, DataIdentity, data_identity, sha256_file
+from creval.evaluation.conditions import (
+    Applied,
+    RunConditions,
+    bare,
+    conditions_of,
+    is_self_judged,
+    same,
+    shown,
+)
+from creval.evaluation.items import Items, items_behind, items_of
+from creval.evaluation.paper_data import PAPER_DATA, sha256_file
 from creval.reader import Run, read_run
 from creval.records import Scores
 from creval.report.references import PaperReferences, Protocol, Reference, load_references
@@ -79,59 +92,36 @@ def compared_options(benchmark: str) -> list[str]:
     return [n for n in names if not_compared(benchmark, n) is None]
 
 
-@dataclass(frozen=True)
-class RunConditions:
-    """How one run measured, to hold against a :class:`Protocol`."""
-
-    benchmark: str
-    data: DataIdentity
-    #: The judge role's spec (None: no judge) and the model ids its endpoint reported.
-    judge: str | None = None
-    judge_reported: tuple[str, ...] = ()
-    self_judged: bool = False
-    #: Other roles: role -> spec, and role -> reported model ids.
-    roles: Mapping[str, str] = field(default_factory=dict)
-    roles_reported: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-
-def bare(spec: str) -> str:
-    """A model spec as compared with a paper's model: lower case, without the provider.
-    The snapshot date stays: ``gpt-4o`` and ``gpt-4o-2024-08-06`` are different models.
-
-    >>> bare("openai:gpt-4o-2024-08-06"), bare("GPT-4o")
-    ('gpt-4o-2024-08-06', 'gpt-4o')
-    """
-    name = spec.strip().lower()
-    if re.match(r"^[a-z][a-z0-9_-]*:(?!/)", name):
-        name = name.split(":", 1)[1]
-    return name
-
-
-def _shown(values: Any) -> str:
-    if isinstance(values, tuple):
-        return " or ".join(_shown(v) for v in values)
-    return json.dumps(values) if isinstance(values, bool) or values is None else str(values)
-
-
 def _model_reason(what: str, accepted: Sequence[str], snapshots: Mapping[str, tuple[str, ...]],
-                  spec: str, reported: Sequence[str]) -> str | None:
-    allowed = {bare(s) for a in accepted for s in snapshots.get(a, (a,))}
-    ids = sorted({bare(r) for r in reported}) or [bare(spec)]
-    wrong = [i for i in ids if i not in allowed]
-    if not wrong:
-        return None
-    papers = _shown(tuple(accepted))
+                  spec: str, answers: Mapping[str, int], unreported: int) -> str | None:
+    """Why the model that played ``what`` is not the paper's, judged by every answer: each
+    reported snapshot must be accepted, and every answer must report one."""
+    papers = shown(tuple(accepted))
     covers = [f"{a} covers {', '.join(snapshots[a])}" for a in accepted if a in snapshots]
     said = f" ({'; '.join(covers)})" if covers else ""
-    if reported:
-        return f"{what} answered as {', '.join(wrong)} (spec {spec}), the paper's was {papers}{said}"
-    return (f"{what} {spec} (its endpoint reported no model id), the paper's was "
-            f"{papers}{said}")
+    if unreported or not answers:
+        total = unreported + sum(answers.values())
+        lacking = (f"{unreported} of {total} answers carried no model id" if total
+                   else "no answer carried a model id")
+        return (f"{what} snapshot unverified: {lacking} (spec {spec}), so which model "
+                f"answered cannot be checked; the paper's was {papers}{said}")
+    allowed = {bare(s) for a in accepted for s in snapshots.get(a, (a,))}
+    counts: dict[str, int] = {}
+    for model, n in answers.items():
+        counts[bare(model)] = counts.get(bare(model), 0) + n
+    if all(i in allowed for i in counts):
+        return None
+    if len(counts) == 1:
+        return f"{what} answered as {next(iter(counts))} (spec {spec}), the paper's was {papers}{said}"
+    mixed = ", ".join(f"{m} ({n} answers)" for m, n in sorted(counts.items(), key=lambda x: -x[1]))
+    return f"{what} answered as {mixed} (spec {spec}), the paper's was {papers}{said}"
 
 
-def reasons(protocol: Protocol, run: RunConditions, *, items: int) -> list[str]:
+def reasons(protocol: Protocol, run: RunConditions, *, items: int | Items,
+            self_judging: bool = False) -> list[str]:
     """Every way ``run`` measured differently from ``protocol``; empty when comparable.
+    ``self_judging``: the paper let its judge model judge its own answers (so a self-judged
+    run measured as the paper did).
 
     >>> from creval.evaluation.paper_data import DataIdentity
     >>> p = Protocol("p", "mytask", "none", 100, None, "a plug-in's task", options={"lang": "ja"})
@@ -141,10 +131,13 @@ def reasons(protocol: Protocol, run: RunConditions, *, items: int) -> list[str]:
     """
     if run.benchmark != protocol.benchmark:
         return [f"a {run.benchmark} run, the paper measured {protocol.benchmark}"]
-    out = _data_reasons(protocol, run) + _model_reasons(protocol, run) + _option_reasons(protocol, run)
-    if protocol.items is not None and items < protocol.items:
-        out.append(f"{items} item{'' if items == 1 else 's'} behind the value, the paper "
-                       f"measured {protocol.items}")
+    out = [*run.problems, *_data_reasons(protocol, run),
+           *_model_reasons(protocol, run, self_judging), *_option_reasons(protocol, run)]
+    valid = items.valid if isinstance(items, Items) else items
+    if protocol.items is not None and valid < protocol.items:
+        what = f" ({items.what}; {items.detail})" if isinstance(items, Items) and items.detail else ""
+        out.append(f"{valid} item{'' if valid == 1 else 's'} behind the value{what}, the paper "
+                   f"measured {protocol.items}")
     return out
 
 
@@ -158,23 +151,34 @@ def _data_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
     return [f"the data {run.data.shown}, not the paper's (checked by content)"]
 
 
-def _model_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
+def _role_answers(run: RunConditions, role: str, reported: Sequence[str]) -> tuple[Mapping[str, int], int]:
+    """(answers per reported snapshot, answers without one) of ``role``."""
+    if role in run.answers or role in run.unreported:
+        return run.answers.get(role, {}), run.unreported.get(role, 0)
+    return {r: 1 for r in reported}, 0
+
+
+def _model_reasons(protocol: Protocol, run: RunConditions, self_judging: bool) -> list[str]:
     out: list[str] = []
     if protocol.judge is not None:
-        papers = _shown(protocol.judge)
-        if run.self_judged:
-            out.append(f"self-judged (the paper's judge was {papers})")
-        elif run.judge is None:
+        papers = shown(protocol.judge)
+        why = None if run.judge is None else _model_reason(
+            "judge", protocol.judge, protocol.snapshots, run.judge,
+            *_role_answers(run, "judge", run.judge_reported))
+        if run.judge is None:
             out.append(f"no judge, the paper's was {papers}")
-        elif why := _model_reason("judge", protocol.judge, protocol.snapshots, run.judge,
-                                  run.judge_reported):
+        elif why:
             out.append(why)
+        if run.self_judged and not (self_judging and why is None):
+            how = f"; {run.self_judged_how}" if run.self_judged_how else ""
+            out.append(f"self-judged: the tested model judged its own answers{how} (the "
+                       f"paper's judge was {papers}, judging other models' answers)")
     for role, accepted in protocol.roles.items():
         spec = run.roles.get(role)
         if spec is None:
-            out.append(f"no {role} model, the paper's was {_shown(accepted)}")
+            out.append(f"no {role} model, the paper's was {shown(accepted)}")
         elif why := _model_reason(role, accepted, protocol.snapshots, spec,
-                                  run.roles_reported.get(role, ())):
+                                  *_role_answers(run, role, run.roles_reported.get(role, ()))):
             out.append(why)
     return out
 
@@ -193,11 +197,28 @@ def _option_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
                        "changes the number must be stated)")
             continue
         accepted = wanted if isinstance(wanted, tuple) else (wanted,)
-        if name not in run.options:
-            out.append(f"{name} not recorded, the paper used {_shown(wanted)}")
+        if name in run.applied:
+            out += _applied_reasons(name, run.applied[name], wanted, accepted)
+        elif name not in run.options:
+            out.append(f"{name} not recorded, the paper used {shown(wanted)}")
         elif not _equal_any(run.options[name], accepted):
-            out.append(f"{name}={_shown(run.options[name])}, the paper used {_shown(wanted)}")
+            out.append(f"{name}={shown(run.options[name])}, the paper used {shown(wanted)}")
     return out
+
+
+def _applied_reasons(name: str, applied: Applied, wanted: Any, accepted: tuple[Any, ...]) -> list[str]:
+    """An option as its requests applied it, each value the paper did not use said."""
+    wrong = [(v, n) for v, n in applied.values if not _equal_any(v, accepted)]
+    if not wrong:
+        return []
+    if applied.replayed_from is not None:
+        where = f" (the {applied.role}'s answers were replayed from {applied.replayed_from}, asked so"
+    elif len(applied.values) > 1:
+        where = f" (as sent by the {applied.role}"
+    else:
+        return [f"{name}={shown(wrong[0][0])}, the paper used {shown(wanted)}"]
+    return [f"{name}={shown(v)}{where} in {n} request(s)), the paper used {shown(wanted)}"
+            for v, n in wrong]
 
 
 def _equal_any(value: Any, accepted: tuple[Any, ...]) -> bool:
@@ -210,76 +231,18 @@ def _equal_any(value: Any, accepted: tuple[Any, ...]) -> bool:
         if isinstance(a, str) and a.startswith("sha256:"):
             if isinstance(value, str) and Path(value).is_file() and sha256_file(Path(value)) == a[7:]:
                 return True
-        elif isinstance(a, bool) or isinstance(value, bool):
-            if value is a:
-                return True
-        elif isinstance(a, int | float) and isinstance(value, int | float):
-            if math.isclose(float(a), float(value)):
-                return True
-        elif a == value:
+        elif same(value, a):
             return True
     return False
 
 
 def inferred_notes(protocol: Protocol) -> list[str]:
     """The values the paper does not print, each with where it comes from."""
-    return [f"{name}={_shown(protocol.options.get(name, protocol.judge if name == 'judge' else None))}"
+    return [f"{name}={shown(protocol.options.get(name, protocol.judge if name == 'judge' else None))}"
             f" (inferred: {why})" for name, why in protocol.inferred.items()]
 
 
 # --- a run directory --------------------------------------------------------------------
-
-def _reported(run: Run) -> dict[str, tuple[str, ...]]:
-    """Role -> the model ids its endpoint reported in the run's answers."""
-    seen: dict[str, set[str]] = {}
-    for record in run.records:
-        for call in record.calls:
-            for c in call.get("completions") or []:
-                if isinstance(c, dict) and isinstance(c.get("model"), str):
-                    seen.setdefault(str(call.get("role", "target")), set()).add(c["model"])
-    return {role: tuple(sorted(ids)) for role, ids in seen.items()}
-
-
-def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
-    """How the run in ``run`` measured, from its manifest, scores and records."""
-    manifest = run.manifest
-    options = dict(manifest.options)
-    paper = PAPER_DATA.get(manifest.benchmark)
-    data = data_identity(manifest.benchmark, options.get(paper.option) if paper else None)
-    reported = _reported(run)
-    judge = (manifest.judge or {}).get("spec") if manifest.judge else None
-    return RunConditions(
-        benchmark=manifest.benchmark, data=data,
-        judge=None if judge is None else str(judge), judge_reported=reported.get("judge", ()),
-        self_judged=is_self_judged(scores or run.scores or Scores()),
-        roles={r: str(d.get("spec")) for r, d in manifest.roles.items()},
-        roles_reported={r: reported.get(r, ()) for r in manifest.roles},
-        options=options,
-    )
-
-
-def is_self_judged(scores: Scores) -> bool:
-    return str(scores.headline.get("judged_by", "")).startswith("self-judged")
-
-
-def items_behind(benchmark: str, measure: str, scores: Scores) -> int:
-    """How many items the value of ``measure`` was computed from: DAT's valid trials (an
-    invalid trial is not in the mean), the solutions semantic entropy had log-probabilities
-    for, else the units that finished.
-
-    >>> s = Scores(headline={"dat_mean": 0.5, "valid_trials": 97, "invalid_trials": 3})
-    >>> items_behind("dat", "dat_mean", s)
-    97
-    >>> items_behind("macgyver", "semantic_entropy",
-    ...              Scores(per_item={"semantic_entropy": [0.2, None, 0.4]}))
-    2
-    """
-    if benchmark == "dat" and isinstance(scores.headline.get("valid_trials"), int | float):
-        return int(scores.headline["valid_trials"])
-    if measure == "semantic_entropy" and measure in scores.per_item:
-        return sum(v is not None for v in scores.per_item[measure])
-    return scores.units.finished
-
 
 @dataclass(frozen=True)
 class Check:
@@ -304,10 +267,15 @@ class Check:
     reasons: tuple[str, ...]
     #: Protocol values the paper does not print, with where they come from.
     inferred: tuple[str, ...]
+    #: Options compared by their effect rather than as asked (each a sentence).
+    notes: tuple[str, ...] = ()
+    #: The items behind the run's value: valid, finished, planned (:class:`Items`).
+    items: Items | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["reasons"], out["inferred"] = list(self.reasons), list(self.inferred)
+        out["notes"] = list(self.notes)
         return out
 
 
@@ -320,24 +288,36 @@ def check_measure(run: Run, measure: str, cond: RunConditions | None = None,
     cond = cond or conditions_of(run, scores)
     value = scores.headline.get(measure)
     ours = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-    items = items_behind(run.benchmark, measure, scores)
+    items = items_of(run.benchmark, measure, scores)
     papers = load_references() if refs is None else refs
     out = []
     for paper in papers:
         for ref in paper.values:
             if ref.benchmark == run.benchmark and ref.measure == measure:
-                out.append(_check(run, ref, paper.protocols[ref.protocol], cond, ours, items))
+                protocol = paper.protocols[ref.protocol]
+                out.append(_check(run, ref, protocol, cond, ours, items,
+                                  judged_itself(paper, protocol)))
     return out
 
 
+def judged_itself(paper: PaperReferences, protocol: Protocol) -> bool:
+    """Whether the paper let its judge model judge its own answers under ``protocol``: one
+    of the protocol's values is of the judge model itself (JCQ's GPT-4o row, judged by
+    GPT-4o), so a self-judged run measured as the paper did."""
+    if protocol.judge is None:
+        return False
+    names = {bare(n) for a in protocol.judge for n in (a, *protocol.snapshots.get(a, ()))}
+    return any(v.protocol == protocol.id and bare(v.subject) in names for v in paper.values)
+
+
 def _check(run: Run, ref: Reference, protocol: Protocol, cond: RunConditions,
-           ours: float | None, items: int) -> Check:
-    why = reasons(protocol, cond, items=items)
+           ours: float | None, items: Items, self_judging: bool) -> Check:
+    why = reasons(protocol, cond, items=items, self_judging=self_judging)
     return Check(run=str(run.path), benchmark=ref.benchmark, measure=ref.measure, ours=ours,
                  subject=ref.subject, kind=ref.kind, paper=ref.paper, seed=ref.seed,
                  protocol=ref.protocol, described=protocol.description, source=ref.source,
                  value=ref.value, comparable=not why, reasons=tuple(why),
-                 inferred=tuple(inferred_notes(protocol)))
+                 inferred=tuple(inferred_notes(protocol)), notes=cond.notes, items=items)
 
 
 def check_run(run: Run, refs: Sequence[PaperReferences] | None = None,
@@ -379,6 +359,6 @@ def comparable_references(path: str | Path) -> list[Check]:
     return out
 
 
-__all__ = ["NOT_COMPARED", "Check", "RunConditions", "check_measure", "check_run",
-           "comparable_references", "compared_options", "conditions_of", "items_behind",
-           "not_compared", "reasons"]
+__all__ = ["NOT_COMPARED", "Check", "Items", "RunConditions", "check_measure", "check_run",
+           "comparable_references", "compared_options", "conditions_of", "is_self_judged",
+           "items_behind", "items_of", "judged_itself", "not_compared", "reasons"]

@@ -23,8 +23,8 @@ from creval.evaluation.comparability import (
     RunConditions,
     check_measure,
     conditions_of,
-    is_self_judged,
 )
+from creval.evaluation.items import items_doc, items_of
 from creval.reader import Run, read_run
 from creval.records import Scores
 
@@ -90,8 +90,9 @@ def conditions(run: Run, cond: RunConditions | None = None) -> dict[str, Any]:
     cond = cond or conditions_of(run)
     return {"benchmark": cond.benchmark, "data": cond.data.shown, "data_kind": cond.data.kind,
             "items": (run.scores or Scores()).units.finished, "judge": cond.judge,
-            "judge_reported": list(cond.judge_reported), "self_judged": cond.self_judged,
-            "roles": dict(cond.roles)}
+            "judge_reported": list(cond.judge_reported),
+            "judge_unreported": cond.unreported.get("judge", 0), "self_judged": cond.self_judged,
+            "roles": dict(cond.roles), "problems": list(cond.problems), "notes": list(cond.notes)}
 
 
 def place(run: Run, key: str, cond: RunConditions | None = None) -> list[dict[str, Any]]:
@@ -105,11 +106,14 @@ def place(run: Run, key: str, cond: RunConditions | None = None) -> list[dict[st
 
 
 def _weak(benchmark: str, key: str, scores: Scores, n: int | None,
-          options: dict[str, Any]) -> list[str]:
+          options: dict[str, Any], cond: RunConditions) -> list[str]:
     weak = []
     head = scores.headline
-    if _judged(benchmark, key) and is_self_judged(scores):
+    if _judged(benchmark, key) and cond.self_judged:
         weak.append("self-judged: the tested model judged its own answers")
+    if _judged(benchmark, key) and cond.unreported.get("judge"):
+        weak.append(f"judge snapshot unverified: {cond.unreported['judge']} answer(s) carried no "
+                    "model id")
     if _judged(benchmark, key):
         checks = scores.judge_checks
         if checks:
@@ -165,8 +169,9 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure,
         "label": measure.label, "kind": measure.kind, "higher_is_better": measure.higher_is_better,
         "value": value, "low": low, "high": high, "n": n, "interval": how,
         "items_to_separate": needed,
+        "items": items_doc(items_of(planned.member.benchmark, key, scores)),
         "weak": ([] if value is not None else ["not measured: the run has no value for it"])
-        + _weak(planned.member.benchmark, key, scores, n, run.manifest.options),
+        + _weak(planned.member.benchmark, key, scores, n, run.manifest.options, cond),
         "references": refs,
         "inferred": sorted({note for r in refs if r["standing"] for note in r["inferred"]}),
         "conditions": conditions(run, cond),
@@ -174,7 +179,7 @@ def measurement(run: Run, planned: PlannedRun, measure: Measure,
     }
 
 
-def run_entry(run: Run, planned: PlannedRun, out: Path) -> dict[str, Any]:
+def run_entry(run: Run, planned: PlannedRun, out: Path, cond: RunConditions) -> dict[str, Any]:
     scores = run.scores or Scores()
     m = run.manifest
     return {
@@ -182,7 +187,7 @@ def run_entry(run: Run, planned: PlannedRun, out: Path) -> dict[str, Any]:
         "options": dict(m.options), "model": m.model_spec,
         "judge": (m.judge or {}).get("spec") if m.judge else None,
         "roles": {r: d.get("spec") for r, d in m.roles.items()},
-        "self_judged": is_self_judged(scores),
+        "self_judged": cond.self_judged,
         "units": scores.units.model_dump(), "warnings": list(scores.warnings),
         "judge_checks": [c.model_dump() for c in scores.judge_checks],
     }
@@ -201,8 +206,8 @@ def assemble_profile(out: Path, planned: list[PlannedRun], header: dict[str, Any
                                 "missing": True})
             continue
         run = read_run(run_dir)
-        fam["runs"].append(run_entry(run, p, out))
         cond = conditions_of(run)
+        fam["runs"].append(run_entry(run, p, out, cond))
         fam["measurements"] += [measurement(run, p, x, cond) for x in p.member.measures]
     doc = {"profile_format": PROFILE_FORMAT, "battery_version": BATTERY_VERSION, **header,
            "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "families": list(families.values())}
@@ -288,7 +293,12 @@ def summarize(doc: dict[str, Any]) -> dict[str, list[str]]:
     weak = [f"{bench}: {'; '.join(ws)}" for bench, ws in weak_by_run.items() if ws]
     flat = " ".join(weak)
     next_steps = []
-    if "self-judged" in flat:
+    if "self-judged" in flat and doc.get("judge"):
+        next_steps.append("The judge you passed is the tested model itself (the same snapshot "
+                          "at the same endpoint): its numbers stand beside published ones only "
+                          "where the paper let its judge judge itself; a different --judge "
+                          "places them among the others (the finished answers are reused).")
+    elif "self-judged" in flat:
         next_steps.append("Run again with --judge SPEC (a stronger model) or --preset paper "
                           "for the papers' own judges; the finished answers are reused.")
     if "does not discriminate" in flat:

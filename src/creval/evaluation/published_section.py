@@ -29,6 +29,12 @@ def with_published_section(run_dir: Path, scores: Scores) -> Scores:
     text = (f"{placed} of {len(checks)} published value(s) were measured the way this run "
             "measured and may stand beside its numbers; the others say every difference. "
             f"`creval references check {run_dir}` gives the same as JSON (see docs/references.md).")
+    items = {c.measure: c.items for c in checks if c.items is not None}
+    if items:
+        text += " " + "; ".join(f"{m}: {i.line()}" for m, i in items.items()) + "."
+    notes = sorted({n for c in checks for n in c.notes})
+    if notes:
+        text += " Compared by effect: " + "; ".join(notes) + "."
     inferred = sorted({n for c in checks if c.comparable for n in c.inferred})
     if inferred:
         text += " Comparable under protocol values the paper does not print: " + "; ".join(inferred) + "."

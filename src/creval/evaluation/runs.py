@@ -269,7 +269,7 @@ def run_benchmark(
                 cache.close()
         scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
         ran_on = executor.describe()
-    scores = _label_self_judged(scores, store, self_roles(models))
+    scores = _label_self_judged(scores, store, self_roles(models), settings.judge is not None)
     history = store.invocations()
     usage = {
         "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
@@ -325,7 +325,8 @@ async def _run(
 SELF_JUDGED = "self-judged: not comparable with published numbers"
 
 
-def _label_self_judged(scores: Scores, store: RunStore, roles: list[str]) -> Scores:
+def _label_self_judged(scores: Scores, store: RunStore, roles: list[str],
+                       judge_given: bool = False) -> Scores:
     """When the tested model also played the judge (detector, evaluator, rewriter) of its own
     answers in ``roles``, the headline and the warnings say so: published numbers come from
     other models."""
@@ -334,7 +335,10 @@ def _label_self_judged(scores: Scores, store: RunStore, roles: list[str]) -> Sco
     if not judged:
         return scores
     headline = {**scores.headline, "judged_by": SELF_JUDGED}
-    if judged == ["judge"]:
+    if judged == ["judge"] and judge_given:  # the judge passed is the tested model's spec
+        warning = (f"The judge you passed is the tested model itself ({SELF_JUDGED}, except "
+                   "where the paper let its judge judge itself: see `creval references check`).")
+    elif judged == ["judge"]:
         warning = (f"The judge was the tested model itself ({SELF_JUDGED}); pass --judge SPEC "
                    "(or --preset paper) for the paper's judge.")
     else:

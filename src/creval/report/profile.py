@@ -255,8 +255,8 @@ def render_profile_html(doc: dict[str, Any]) -> str:
         f"{block('Where the model stands', s['standing'])}"
         f"{block('Weak measurements', s['weak'], 'weak')}"
         f"{block('What to run next', s['next'])}</div>"
-        + (f"<div class=warning>Self-judged (the tested model judged its own answers; not "
-           f"comparable with published numbers): {_e(', '.join(self_judged))}</div>"
+        + (f"<div class=warning>Self-judged (the tested model judged its own answers; "
+           f"comparable with published numbers only where the paper did the same): {_e(', '.join(self_judged))}</div>"
            if self_judged else "")
         + "</section>" + "".join(_family_html(f) for f in doc["families"])
         + "</main></body></html>"

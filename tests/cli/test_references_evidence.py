@@ -1,0 +1,213 @@
+"""What a run measured is read from its records: ``creval references check`` and ``creval
+compare RUN --published`` on small JCQ runs against loopback endpoints (issue 33's cases).
+
+A writer answers each question (``ANSWER q-k``: the question's number in the order first
+seen and the answer's); a judge answers with four scores in the JCQ-judge format, reporting
+the model id it is told to (none, a router's id, another snapshot). Each case changes one
+thing a run claims or records and asserts the reason said.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli import creval
+from _servers import ChatServer
+from tests_paths import shared_data_path
+
+KEY = {"OPENAI_API_KEY": "sk-test", "HF_HUB_OFFLINE": "1"}
+JUDGE = "openai:gpt-4o-2024-08-06"
+SCORES = "流暢性: 3\n柔軟性: 4\n独創性: 2\n精緻性: 3"
+RELEASED = "jcq-released-judgements"
+
+
+class Stand:
+    """The writer and the judge. ``garble``: the judge answers every judgement unparseably
+    except the first answer of the first question seen."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.questions: dict[str, int] = {}
+        self.answers: dict[int, int] = {}
+        self.garble = False
+        self.writer = ChatServer(reply=self.write)
+        self.judge = ChatServer(reply=self.rate)
+
+    def write(self, body: dict[str, Any]) -> tuple[int, str]:
+        with self.lock:
+            q = self.questions.setdefault(body["messages"][-1]["content"], len(self.questions))
+            k = self.answers[q] = self.answers.get(q, -1) + 1
+        return 200, f"ANSWER {q}-{k}"
+
+    def rate(self, body: dict[str, Any]) -> tuple[int, str]:
+        found = re.search(r"ANSWER (\d+)-(\d+)", body["messages"][-1]["content"])
+        if found is None:  # asked a question: this endpoint is the tested model too
+            return self.write(body)
+        if self.garble and found.group(0) != "ANSWER 0-0":
+            return 200, "I cannot rate this."
+        return 200, SCORES
+
+    def close(self) -> None:
+        self.writer.close()
+        self.judge.close()
+
+
+@pytest.fixture
+def stand() -> Iterator[Stand]:
+    made = Stand()
+    yield made
+    made.close()
+
+
+def run_jcq(stand: Stand, out: Path, *extra: str, model: str = "openai:w",
+            base_url: str | None = None, judge_url: str | None = None) -> Path:
+    args = ["run", "jcq", "--model", model, "--preset", "paper", "--judge", JUDGE,
+            "--judge-base-url", judge_url or stand.judge.url,
+            "--questions", str(shared_data_path("jcq", "test.jsonl")), "--limit", "2",
+            "--no-progress", "--out", str(out), *extra]
+    if not model.startswith("replay:"):
+        args[4:4] = ["--base-url", base_url or stand.writer.url]
+    done = creval(*args, env=KEY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+def checks(path: Path) -> list[dict[str, Any]]:
+    done = creval("references", "check", str(path), "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def reasons_of(path: Path, protocol: str = RELEASED) -> set[str]:
+    mine = [c for c in checks(path) if c["protocol"] == protocol]
+    assert mine and not any(c["comparable"] for c in mine), mine
+    return {w for c in mine for w in c["reasons"]}
+
+
+def published(path: Path) -> str:
+    """What ``compare --published`` says of a run it must not compare (exit 2, no traceback)."""
+    done = creval("compare", str(path), "--published", env=KEY)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    return done.stderr
+
+
+def test_a_judge_whose_answers_carry_no_model_id_is_unverified(stand: Stand, tmp_path: Path) -> None:
+    stand.judge.reports = ""  # answers without a `model` field
+    run = run_jcq(stand, tmp_path / "run")
+    said = reasons_of(run)
+    assert (f"judge snapshot unverified: 10 of 10 answers carried no model id (spec {JUDGE}), so "
+            "which model answered cannot be checked; the paper's was gpt-4o-2024-08-06") in said, said
+    assert "judge snapshot unverified: 10 of 10 answers carried no model id" in published(run)
+
+
+def test_a_routers_id_is_the_same_snapshot_and_another_is_not(stand: Stand, tmp_path: Path) -> None:
+    stand.judge.reports = "openai/gpt-4o-2024-08-06"
+    said = reasons_of(run_jcq(stand, tmp_path / "routed"))
+    assert said == {"2 items behind the value (questions with a parsed judgement; 10 of 10 "
+                    "judgements parsed), the paper measured 700"}, said
+    other = Stand()  # another endpoint: the response cache holds the first one's answers
+    other.judge.reports = "gpt-4o-2024-11-20"
+    try:
+        said = reasons_of(run_jcq(other, tmp_path / "other"))
+    finally:
+        other.close()
+    assert f"judge answered as gpt-4o-2024-11-20 (spec {JUDGE}), the paper's was gpt-4o-2024-08-06" in said
+
+
+def test_the_manifest_a_replay_and_the_records_are_read_as_the_requests_say(
+    stand: Stand, tmp_path: Path,
+) -> None:
+    asked = run_jcq(stand, tmp_path / "greedy", "--temperature", "0")
+    assert "temperature=0.0, the paper used 1.0" in reasons_of(asked)
+
+    # case 6: the manifest edited to the paper's temperature; every request says 0.0
+    edited = Path(shutil.copytree(asked, tmp_path / "edited"))
+    manifest = json.loads((edited / "manifest.json").read_text())
+    manifest["options"]["temperature"] = 1.0
+    (edited / "manifest.json").write_text(json.dumps(manifest))
+    said = reasons_of(edited)
+    assert ("temperature: manifest.json says 1.0, but 2 request(s) of the target in "
+            "records.jsonl sent 0.0") in said, said
+    assert "not comparable" in published(edited) and "manifest.json says 1.0" in published(edited)
+
+    # case 3: a replay under --preset paper carries the replayed run's temperature
+    replayed = run_jcq(stand, tmp_path / "replayed", model=f"replay:{asked}")
+    assert json.loads((replayed / "manifest.json").read_text())["options"]["temperature"] == 1.0
+    said = reasons_of(replayed)
+    assert (f"temperature=0.0 (the target's answers were replayed from {asked.resolve()}, asked "
+            "so in 2 request(s)), the paper used 1.0") in said, said
+
+    # case 7: records deleted, emptied, truncated
+    for name, cut in (("deleted", None), ("emptied", b""), ("truncated", 1)):
+        broken = Path(shutil.copytree(asked, tmp_path / name))
+        records = broken / "records.jsonl"
+        lines = records.read_bytes().splitlines(keepends=True)
+        if cut is None:
+            records.unlink()
+        else:
+            records.write_bytes(cut if isinstance(cut, bytes) else b"".join(lines[:cut]))
+        said = reasons_of(broken)
+        expected = ("records.jsonl is missing: scores.json counts 2 finished unit(s) but what "
+                    "they sent and received cannot be read" if cut is None else
+                    f"records.jsonl holds {0 if cut == b'' else 1} of the 2 finished unit(s) "
+                    "scores.json counts (emptied or truncated): the rest cannot be read")
+        assert expected in said, (name, said)
+
+
+def test_structured_judging_that_no_backend_applied_is_compared_as_off(
+    stand: Stand, tmp_path: Path,
+) -> None:
+    run = run_jcq(stand, tmp_path / "run", "--structured-judge", "true")
+    units = [json.loads(x) for x in (run / "records.jsonl").read_text().splitlines()]
+    assert units and not any(u["output"]["judge_constrained"] for u in units)
+    found = [c for c in checks(run) if c["protocol"] == RELEASED]
+    said = {w for c in found for w in c["reasons"]}
+    assert not any(w.startswith("structured_judge") for w in said), said
+    assert found[0]["notes"] == [
+        "structured_judge=true was asked but not applied: the backend could not constrain "
+        "(judge_constrained false on all 2 units), so it is compared as false"]
+    text = creval("references", "check", str(run)).stdout
+    assert "note: structured_judge=true was asked but not applied" in text
+
+
+def test_self_judging_by_snapshot_and_endpoint_and_where_the_paper_did_it(
+    stand: Stand, tmp_path: Path,
+) -> None:
+    port = stand.judge.url.split(":")[-1].split("/")[0]
+    # the paper's own set-up: GPT-4o answering and judging (JCQ's GPT-4o row)
+    run = run_jcq(stand, tmp_path / "localhost", model=JUDGE, base_url=stand.judge.url,
+                  judge_url=f"http://localhost:{port}/v1")
+    found = checks(run)
+    released = {w for c in found if c["protocol"] == RELEASED for w in c["reasons"]}
+    assert not any("self-judged" in w for w in released), released
+    # Table 12's models were judged by GPT-4o, none was GPT-4o: there it is said
+    said = {w for c in found if c["protocol"] == "jcq-dat-trained" for w in c["reasons"]}
+    assert ("self-judged: the tested model judged its own answers; gpt-4o-2024-08-06 at the same "
+            "endpoint (the paper's judge was gpt-4o, judging other models' answers)") in said, said
+    # the same endpoint spelled alike: one model object; its warning names no flag to pass
+    same = run_jcq(stand, tmp_path / "same", model=JUDGE, base_url=stand.judge.url)
+    warnings = json.loads((same / "scores.json").read_text())["warnings"]
+    assert any(w.startswith("The judge you passed is the tested model itself") for w in warnings)
+    assert not any("pass --judge" in w for w in warnings), warnings
+    assert not any("self-judged" in w for c in checks(same) if c["protocol"] == RELEASED
+                   for w in c["reasons"])
+
+
+def test_the_items_behind_the_value_are_the_questions_with_a_parsed_judgement(
+    stand: Stand, tmp_path: Path,
+) -> None:
+    stand.garble = True
+    run = run_jcq(stand, tmp_path / "run")
+    said = reasons_of(run)
+    assert ("1 item behind the value (questions with a parsed judgement; 1 of 10 judgements "
+            "parsed), the paper measured 700") in said, said
+    text = creval("references", "check", str(run)).stdout
+    assert ("items behind the value: 1 valid (questions with a parsed judgement) of 2 finished, "
+            "2 planned; 1 of 10 judgements parsed") in text
