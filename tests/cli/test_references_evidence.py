@@ -121,44 +121,56 @@ def test_a_routers_id_is_the_same_snapshot_and_another_is_not(stand: Stand, tmp_
     assert f"judge answered as gpt-4o-2024-11-20 (spec {JUDGE}), the paper's was gpt-4o-2024-08-06" in said
 
 
-def test_the_manifest_a_replay_and_the_records_are_read_as_the_requests_say(
-    stand: Stand, tmp_path: Path,
-) -> None:
-    asked = run_jcq(stand, tmp_path / "greedy", "--temperature", "0")
-    assert "temperature=0.0, the paper used 1.0" in reasons_of(asked)
+@pytest.fixture(scope="module")
+def greedy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A run at temperature 0 (the paper's is 1): its records say 0.0 in every request."""
+    stand = Stand()
+    try:
+        run = run_jcq(stand, tmp_path_factory.mktemp("greedy") / "run", "--temperature", "0")
+    finally:
+        stand.close()
+    assert "temperature=0.0, the paper used 1.0" in reasons_of(run)
+    yield run
 
-    # case 6: the manifest edited to the paper's temperature; every request says 0.0
-    edited = Path(shutil.copytree(asked, tmp_path / "edited"))
+
+def test_a_manifest_that_contradicts_the_records_is_refused(greedy: Path, tmp_path: Path) -> None:
+    edited = Path(shutil.copytree(greedy, tmp_path / "edited"))
     manifest = json.loads((edited / "manifest.json").read_text())
-    manifest["options"]["temperature"] = 1.0
+    manifest["options"]["temperature"] = 1.0  # the paper's, by hand; every request says 0.0
     (edited / "manifest.json").write_text(json.dumps(manifest))
     said = reasons_of(edited)
     assert ("temperature: manifest.json says 1.0, but 2 request(s) of the target in "
             "records.jsonl sent 0.0") in said, said
-    assert "not comparable" in published(edited) and "manifest.json says 1.0" in published(edited)
+    assert "manifest.json says 1.0, but 2 request(s) of the target" in published(edited)
 
-    # case 3: a replay under --preset paper carries the replayed run's temperature
-    replayed = run_jcq(stand, tmp_path / "replayed", model=f"replay:{asked}")
+
+def test_a_replay_carries_the_protocol_of_the_run_it_replays(
+    greedy: Path, stand: Stand, tmp_path: Path,
+) -> None:
+    replayed = run_jcq(stand, tmp_path / "replayed", model=f"replay:{greedy}")  # --preset paper
     assert json.loads((replayed / "manifest.json").read_text())["options"]["temperature"] == 1.0
     said = reasons_of(replayed)
-    assert (f"temperature=0.0 (the target's answers were replayed from {asked.resolve()}, asked "
+    assert (f"temperature=0.0 (the target's answers were replayed from {greedy.resolve()}, asked "
             "so in 2 request(s)), the paper used 1.0") in said, said
+    assert f"replayed from {greedy.resolve()}" in published(replayed)
 
-    # case 7: records deleted, emptied, truncated
-    for name, cut in (("deleted", None), ("emptied", b""), ("truncated", 1)):
-        broken = Path(shutil.copytree(asked, tmp_path / name))
-        records = broken / "records.jsonl"
-        lines = records.read_bytes().splitlines(keepends=True)
-        if cut is None:
-            records.unlink()
-        else:
-            records.write_bytes(cut if isinstance(cut, bytes) else b"".join(lines[:cut]))
-        said = reasons_of(broken)
-        expected = ("records.jsonl is missing: scores.json counts 2 finished unit(s) but what "
-                    "they sent and received cannot be read" if cut is None else
-                    f"records.jsonl holds {0 if cut == b'' else 1} of the 2 finished unit(s) "
-                    "scores.json counts (emptied or truncated): the rest cannot be read")
-        assert expected in said, (name, said)
+
+@pytest.mark.parametrize("cut", ["deleted", "emptied", "truncated"])
+def test_records_deleted_emptied_or_truncated_are_refused(greedy: Path, tmp_path: Path,
+                                                          cut: str) -> None:
+    broken = Path(shutil.copytree(greedy, tmp_path / cut))
+    records = broken / "records.jsonl"
+    lines = records.read_bytes().splitlines(keepends=True)
+    if cut == "deleted":
+        records.unlink()
+    else:
+        records.write_bytes(b"" if cut == "emptied" else lines[0])
+    expected = ("records.jsonl is missing: scores.json counts 2 finished unit(s) but what they "
+                "sent and received cannot be read" if cut == "deleted" else
+                f"records.jsonl holds {0 if cut == 'emptied' else 1} of the 2 finished unit(s) "
+                "scores.json counts (emptied or truncated): the rest cannot be read")
+    assert expected in reasons_of(broken)
+    assert expected in published(broken)
 
 
 def test_structured_judging_that_no_backend_applied_is_compared_as_off(

@@ -124,21 +124,47 @@ def test_jcq_run_against_every_released_model(jcq_run: Path) -> None:
 def test_jcq_with_another_judge_is_not_compared(jcq_run: Path, tmp_path: Path) -> None:
     """A run judged by another model is not paired with GPT-4o's judgements: it says why."""
     run = tmp_path / "other"
-    recorded = f"replay:{jcq_run / 'jcq'}"  # the same answers and judgements, judged by "itself"
-    done = creval("run", "jcq", "--model", recorded, "--judge", recorded,
-                  "--questions", str(shared_data_path("jcq", "test.jsonl")), "--limit", "7",
-                  "--answers", "5", "--parser", "upstream", "--no-progress", "--out", str(run))
+    # the same answers, judged by an endpoint that answers as another snapshot
+    judge = Server(lambda body, index: "流暢性: 3\n柔軟性: 3\n独創性: 3\n精緻性: 3")
+    judge.reports = "gpt-4o-2024-11-20"
+    try:
+        done = creval("run", "jcq", "--model", f"replay:{jcq_run / 'jcq'}", "--judge",
+                      "openai:gpt-4o-2024-08-06", "--judge-base-url", judge.url,
+                      "--questions", str(shared_data_path("jcq", "test.jsonl")), "--limit", "7",
+                      "--answers", "5", "--parser", "upstream", "--no-progress", "--out", str(run),
+                      env={"OPENAI_API_KEY": "sk-test"})
+    finally:
+        judge.close()
     assert done.returncode == 0, done.stdout + done.stderr
+    other = "judge answered as gpt-4o-2024-11-20 (spec openai:gpt-4o-2024-08-06)"
     done = creval("compare", str(run), "--published")
-    assert done.returncode == 2 and "not comparable: self-judged" in done.stderr
-    assert "not made (not comparable: self-judged" in (run / "report.html").read_text()
+    assert done.returncode == 2 and f"not comparable: {other}" in done.stderr, done.stderr
+    assert f"not made (not comparable: {other}" in (run / "report.html").read_text()
     # nor paired with the GPT-4o-judged run, and bad requests say what to pass
     done = creval("compare", str(jcq_run / "jcq"), str(run), "--paired")
-    assert done.returncode == 2 and "self-judged (the first run's judge was" in done.stderr
+    assert done.returncode == 2 and f"{other}, the first run's was" in done.stderr, done.stderr
     done = creval("compare", str(jcq_run / "jcq"), str(run), "--published")
     assert done.returncode == 2 and "one run or profile directory" in done.stderr
     done = creval("compare", str(run), "--published", "--published-data", str(tmp_path))
-    assert done.returncode == 2 and "not comparable: self-judged" in done.stderr
+    assert done.returncode == 2 and f"not comparable: {other}" in done.stderr
+
+
+def test_a_replayed_judge_is_the_snapshot_that_answered_not_the_tested_model(
+    jcq_run: Path, tmp_path: Path,
+) -> None:
+    """The tested model and the judge both replayed from one run: one model object, but the
+    judgements are GPT-4o's (every answer reports it) and the answers the writer's, so the
+    run is not self-judged and is compared with GPT-4o's released judgements."""
+    run = tmp_path / "replayed"
+    recorded = f"replay:{jcq_run / 'jcq'}"
+    done = creval("run", "jcq", "--model", recorded, "--judge", recorded,
+                  "--questions", str(shared_data_path("jcq", "test.jsonl")), "--limit", "7",
+                  "--answers", "5", "--parser", "upstream", "--structured-judge", "false",
+                  "--no-progress", "--out", str(run))
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = creval("compare", str(run), "--published")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert MODEL in done.stdout
 
 
 # --- NeoCoder -------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -151,12 +152,12 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
     applied, problems, notes = _applied(manifest.benchmark, options, ev)
     problems = _records_problems(ev, scores) + problems
     problems += [f"the {role}: {why}" for role, why in ev.problems.items()]
-    self_judged, how = _self_judged(run, ev, scores)
+    judged_itself, how = self_judged(run, ev)
     return RunConditions(
         benchmark=manifest.benchmark, data=data,
         judge=None if judge is None else str(judge),
         judge_reported=tuple(sorted(asked["judge"].reported)) if "judge" in asked else (),
-        self_judged=self_judged, self_judged_how=how, roles=roles,
+        self_judged=judged_itself, self_judged_how=how, roles=roles,
         roles_reported={r: tuple(sorted(asked[r].reported)) if r in asked else () for r in roles},
         options=options,
         answers={r: dict(e.reported) for r, e in asked.items()},
@@ -222,21 +223,36 @@ def _snapshot(role: RoleEvidence | None, spec: str | None) -> frozenset[str]:
     return frozenset({bare(spec)}) if spec else frozenset()
 
 
-def _self_judged(run: Run, ev: Evidence, scores: Scores) -> tuple[bool, str]:
-    """Whether the tested model judged its own answers: the same snapshot (as reported) at
-    the same endpoint, or the one model object playing both (the run's own label)."""
+def self_judged(run: Run, ev: Evidence | None = None) -> tuple[bool, str]:
+    """Whether the tested model judged its own answers, and how that was found: its answers
+    and the judge's report the same snapshot (the spec's model where answers report none)
+    and came from the same endpoint. A run replaying one recorded run as both model and judge
+    is not self-judged: the replayed judgements report the judge that wrote them."""
     manifest = run.manifest
     if manifest.judge is None:
         return False, ""
+    ev = ev or read_evidence(run.path, run.records)
     target = _snapshot(ev.asked.get("target"), manifest.model_spec)
     judge = _snapshot(ev.asked.get("judge"), str(manifest.judge.get("spec") or ""))
-    where = endpoint((manifest.model or {}).get("identity"))
     shared = sorted(target & judge)
-    if shared and where == endpoint(manifest.judge.get("identity")):
+    if shared and _where(manifest.model, "target") == _where(manifest.judge, "judge"):
         return True, f"{', '.join(shared)} at the same endpoint"
-    if str(scores.headline.get("judged_by", "")).startswith("self-judged"):
-        return True, "the same model played the judge"
     return False, ""
+
+
+def _where(described: Mapping[str, Any] | None, role: str, depth: int = 0) -> str:
+    """The endpoint of a role; for a replay, that of the same role in the replayed run."""
+    identity = (described or {}).get("identity") or {}
+    if identity.get("provider") != "replay":
+        return endpoint(identity)
+    recorded = Path(str(identity.get("records", "")))
+    try:
+        replayed = json.loads((recorded.parent / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"replay:{recorded}"
+    if depth >= 5 or not isinstance(replayed, dict):
+        return f"replay:{recorded}"
+    return _where(replayed.get("model" if role == "target" else role), role, depth + 1)
 
 
 def is_self_judged(scores: Scores) -> bool:
@@ -245,4 +261,4 @@ def is_self_judged(scores: Scores) -> bool:
 
 
 __all__ = ["EFFECT_OPTIONS", "REQUEST_OPTIONS", "Applied", "RunConditions", "bare",
-           "conditions_of", "endpoint", "is_self_judged", "same", "shown"]
+           "conditions_of", "endpoint", "is_self_judged", "same", "self_judged", "shown"]

@@ -22,6 +22,7 @@ Reading only: no statistics, nothing written.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
@@ -30,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from creval.models.base import digest
-from creval.models.replay import _conversation_key
 from creval.records import RECORDS, Record, latest_records, read_records
 
 #: The request fields read from every recorded request.
@@ -88,6 +88,12 @@ class Evidence:
     problems: dict[str, str] = field(default_factory=dict)
 
 
+def _conversation(messages: list[Any]) -> str:
+    """The key of a conversation, as a replay matches answers to it (the messages; the
+    sample index is added by the caller): one digest per request, not per sample."""
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
 def _value(name: str, request: Mapping[str, Any]) -> Any:
     if name == "system":
         system = [m.get("content") for m in request.get("messages") or [] if m.get("role") == "system"]
@@ -134,11 +140,25 @@ def _replay_target(spec: str, manifest: Mapping[str, Any], run_dir: Path) -> Pat
 Origins = dict[str, tuple[dict[str, Any], str]]
 
 
+#: (file, mtime, size) -> its origins: a run's report, profile and checks all ask.
+_ORIGINS: dict[tuple[str, int, int], Origins] = {}
+
+
 def _origins(records_file: Path, depth: int) -> Origins | None:
     """How every answer of the run whose records are ``records_file`` was asked (following
-    its own replays); None when the file is not there to read."""
+    its own replays); None when the file is not there to read. Read once per process while
+    the file is unchanged."""
     if not records_file.is_file() or depth > MAX_REPLAY_DEPTH:
         return None
+    stat = records_file.stat()
+    where = (str(records_file.resolve()), stat.st_mtime_ns, stat.st_size)
+    if where not in _ORIGINS:
+        _ORIGINS.clear()  # one replayed run at a time is what a check needs
+        _ORIGINS[where] = _read_origins(records_file, depth)
+    return _ORIGINS[where]
+
+
+def _read_origins(records_file: Path, depth: int) -> Origins:
     run_dir = records_file.parent
     manifest = _manifest(run_dir)
     inner: dict[str, Origins | None] = {}
@@ -154,9 +174,9 @@ def _origins(records_file: Path, depth: int) -> Origins | None:
             mine = (request_values(call["request"], _not_applied(call)),
                     f"{records_file}#{record.key}#{index}")
             first = int(call.get("first_sample", 0))
-            messages = call["request"].get("messages") or []
+            conversation = _conversation(call["request"].get("messages") or [])
             for i in range(len(call.get("completions") or [])):
-                key = _conversation_key(messages, first + i)
+                key = f"{conversation}#{first + i}"
                 if source is None:
                     out.setdefault(key, mine)
                 elif (found := (inner[spec] or {}).get(key)) is not None:
@@ -232,9 +252,9 @@ def _add_replayed(asked: RoleEvidence, call: Mapping[str, Any], origins: Origins
                   seen: set[str]) -> None:
     """Count each replayed answer's original request once (a request of n answers once)."""
     first = int(call.get("first_sample", 0))
-    messages = call["request"].get("messages") or []
+    conversation = _conversation(call["request"].get("messages") or [])
     for i in range(len(call.get("completions") or [])):
-        found = origins.get(_conversation_key(messages, first + i))
+        found = origins.get(f"{conversation}#{first + i}")
         if found is None:
             asked.unresolved += 1
         elif found[1] not in seen:

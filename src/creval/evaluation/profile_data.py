@@ -111,9 +111,6 @@ def _weak(benchmark: str, key: str, scores: Scores, n: int | None,
     head = scores.headline
     if _judged(benchmark, key) and cond.self_judged:
         weak.append("self-judged: the tested model judged its own answers")
-    if _judged(benchmark, key) and cond.unreported.get("judge"):
-        weak.append(f"judge snapshot unverified: {cond.unreported['judge']} answer(s) carried no "
-                    "model id")
     if _judged(benchmark, key):
         checks = scores.judge_checks
         if checks:

@@ -269,7 +269,7 @@ def run_benchmark(
                 cache.close()
         scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
         ran_on = executor.describe()
-    scores = _label_self_judged(scores, store, self_roles(models), settings.judge is not None)
+    scores = _label_self_judged(scores, store, self_roles(models), settings.judge is not None, out)
     history = store.invocations()
     usage = {
         "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
@@ -326,12 +326,21 @@ SELF_JUDGED = "self-judged: not comparable with published numbers"
 
 
 def _label_self_judged(scores: Scores, store: RunStore, roles: list[str],
-                       judge_given: bool = False) -> Scores:
+                       judge_given: bool = False, out: Path | None = None) -> Scores:
     """When the tested model also played the judge (detector, evaluator, rewriter) of its own
     answers in ``roles``, the headline and the warnings say so: published numbers come from
-    other models."""
+    other models. The judge is decided as comparability decides it, from the records (the
+    same snapshot at the same endpoint: :func:`creval.evaluation.conditions.self_judged`)."""
     called = {c.get("role") for r in store.latest().values() for c in r.calls}
-    judged = [role for role in roles if role in called]
+    judged = [role for role in roles if role in called and role != "judge"]
+    if "judge" in called and out is not None:
+        from creval.evaluation.conditions import self_judged
+        from creval.reader import read_run
+
+        if self_judged(read_run(out))[0]:
+            judged.insert(0, "judge")
+    elif "judge" in called and "judge" in roles:
+        judged.insert(0, "judge")
     if not judged:
         return scores
     headline = {**scores.headline, "judged_by": SELF_JUDGED}

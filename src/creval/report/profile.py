@@ -62,6 +62,7 @@ def render_profile_markdown(doc: dict[str, Any]) -> str:
         out += [f"## {fam['title']} (seed {fam['seed']})", ""]
         rows = [{"kind": m["kind"], "measure": m["label"], "benchmark": m["benchmark"],
                  "key": m["key"], "value [95% interval]": _value(m), "n": m["n"],
+                 "items valid / finished / planned": _items(m),
                  "weak": "; ".join(m["weak"]) or "-"} for m in fam["measurements"]]
         out += [markdown_table(rows), ""]
         out += [f"- {m['label']}: {noise_sentence(m.get('noise'))}" for m in fam["measurements"]
@@ -175,6 +176,18 @@ def _inferred_html(m: dict[str, Any]) -> str:
             f"not print, taken as inferred</summary><ul>{items}</ul></details>")
 
 
+def _items(m: dict[str, Any]) -> str:
+    """The items behind a measurement: valid (what the value rests on), finished, planned.
+
+    >>> _items({"items": {"valid": 350, "finished": 700, "planned": 700, "what": "questions"}})
+    '350 / 700 / 700 (questions)'
+    """
+    items = m.get("items")
+    if not items:
+        return "-"
+    return f"{items['valid']} / {items['finished']} / {items['planned']} ({items['what']})"
+
+
 def _measure_html(m: dict[str, Any]) -> str:
     weak = "".join(f'<div class="weak">&#9888; {_e(w)}</div>' for w in m["weak"])
     interval = "" if m["low"] is None else f" <span class=muted>[{fmt(m['low'])}, {fmt(m['high'])}]</span>"
@@ -186,7 +199,9 @@ def _measure_html(m: dict[str, Any]) -> str:
     body = [f'<div class="measure" data-key="{_e(m["key"])}"><div><span class="tag">{_e(m["kind"])}'
             f'</span> {_e(m["label"])} <code>{_e(m["benchmark"])}.{_e(m["key"])}</code></div>',
             f'<div class="big">{fmt(m["value"])}{interval}</div>',
-            f'<div class="muted">{_e(m["interval"])}</div>', weak]
+            f'<div class="muted">{_e(m["interval"])}</div>',
+            f'<div class="muted">items behind the value (valid / finished / planned): {_e(_items(m))}</div>',
+            weak]
     if m.get("noise"):  # --repeats
         body.append(f'<div class="muted noise">{_e(noise_sentence(m["noise"]))}</div>')
     if placed and m["value"] is not None:
