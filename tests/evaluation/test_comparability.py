@@ -138,13 +138,19 @@ def test_judges_are_compared_by_snapshot(spec: str, reported: tuple[str, ...], p
                                          released: bool) -> None:
     protocols = {p.id: p for _, p in PROTOCOLS}
     for pid, expected in (("jcq-paper", paper), ("jcq-released-judgements", released)):
-        run = replace(paper_run(protocols[pid]), judge=spec, judge_reported=reported)
+        run = replace(paper_run(protocols[pid]), judge=spec, judge_reported=reported,
+                      unreported={} if reported else {"judge": 5})
         assert (reasons(protocols[pid], run, items=700) == []) is expected, (pid, spec, reported)
     said = reasons(protocols["jcq-paper"], replace(paper_run(protocols["jcq-paper"]),
-                                                   judge="openai:gpt-4o", judge_reported=()), items=700)
-    assert said == ["judge snapshot unverified: no answer carried a model id (spec openai:gpt-4o), "
-                    "so which model answered cannot be checked; the paper's was gpt-4o (gpt-4o "
-                    "covers gpt-4o-2024-08-06)"]
+                   judge="openai:gpt-4o", judge_reported=(), unreported={"judge": 5}), items=700)
+    assert said == ["judge snapshot unverified: 5 of 5 answers carried no model id (spec "
+                    "openai:gpt-4o), so which model answered cannot be checked; the paper's was "
+                    "gpt-4o (gpt-4o covers gpt-4o-2024-08-06)"]
+    # a judge never asked (NeoCoder's static detector) is said by its spec
+    unasked = replace(paper_run(protocols["jcq-paper"]), judge="openai:gpt-4o", judge_reported=())
+    assert reasons(protocols["jcq-paper"], unasked, items=700) == [
+        "judge openai:gpt-4o (no answer of it in the records), the paper's was gpt-4o (gpt-4o "
+        "covers gpt-4o-2024-08-06)"]
 
 
 def test_every_answer_counts_unverified_and_mixed_snapshots() -> None:

@@ -99,13 +99,16 @@ def _model_reason(what: str, accepted: Sequence[str], snapshots: Mapping[str, tu
     papers = shown(tuple(accepted))
     covers = [f"{a} covers {', '.join(snapshots[a])}" for a in accepted if a in snapshots]
     said = f" ({'; '.join(covers)})" if covers else ""
-    if unreported or not answers:
-        total = unreported + sum(answers.values())
-        lacking = (f"{unreported} of {total} answers carried no model id" if total
-                   else "no answer carried a model id")
-        return (f"{what} snapshot unverified: {lacking} (spec {spec}), so which model "
-                f"answered cannot be checked; the paper's was {papers}{said}")
     allowed = {bare(s) for a in accepted for s in snapshots.get(a, (a,))}
+    if unreported:
+        total = unreported + sum(answers.values())
+        return (f"{what} snapshot unverified: {unreported} of {total} answers carried no model "
+                f"id (spec {spec}), so which model answered cannot be checked; the paper's was "
+                f"{papers}{said}")
+    if not answers:  # it was never asked: nothing it could have changed, said by its spec
+        if bare(spec) in allowed:
+            return None
+        return f"{what} {spec} (no answer of it in the records), the paper's was {papers}{said}"
     counts: dict[str, int] = {}
     for model, n in answers.items():
         counts[bare(model)] = counts.get(bare(model), 0) + n
@@ -152,7 +155,8 @@ def _data_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
 
 
 def _role_answers(run: RunConditions, role: str, reported: Sequence[str]) -> tuple[Mapping[str, int], int]:
-    """(answers per reported snapshot, answers without one) of ``role``."""
+    """(answers per reported snapshot, answers without one) of ``role`` (no answers at all:
+    the role was never asked)."""
     if role in run.answers or role in run.unreported:
         return run.answers.get(role, {}), run.unreported.get(role, 0)
     return {r: 1 for r in reported}, 0

@@ -232,6 +232,8 @@ def self_judged(run: Run, ev: Evidence | None = None) -> tuple[bool, str]:
     if manifest.judge is None:
         return False, ""
     ev = ev or read_evidence(run.path, run.records)
+    if "judge" not in ev.asked or not ev.asked["judge"].answers:
+        return False, ""  # the judge was never asked: it judged nothing
     target = _snapshot(ev.asked.get("target"), manifest.model_spec)
     judge = _snapshot(ev.asked.get("judge"), str(manifest.judge.get("spec") or ""))
     shared = sorted(target & judge)
