@@ -4,8 +4,8 @@
 A run is comparable with a published value only when it measured the way the value's
 protocol (:class:`creval.report.references.Protocol`) says:
 
-- the same benchmark, on the paper's data recognised by content
-  (:mod:`creval.evaluation.paper_data`);
+- the same benchmark, on the paper's data recognised by the digests the run recorded of its
+  items and files when it ran (:mod:`creval.evaluation.paper_data`);
 - judged (and evaluated, for roles such as LoTbench's E1 and E2) by the model the paper
   used, by **snapshot**: the model id each endpoint reported in its answers, else the spec's
   model name; an alias (``gpt-4o``) counts only through the snapshots the protocol says
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
-from creval.evaluation.paper_data import PAPER_DATA, DataIdentity, data_identity, sha256_file
+from creval.evaluation.paper_data import PAPER_DATA, DataIdentity, data_identity, run_items
 from creval.reader import Run, read_run
 from creval.records import Scores
 from creval.report.references import PaperReferences, Protocol, Reference, load_references
@@ -93,6 +93,8 @@ class RunConditions:
     roles: Mapping[str, str] = field(default_factory=dict)
     roles_reported: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: Option -> the SHA-256 the run recorded of the file it named, when it ran.
+    files: Mapping[str, str] = field(default_factory=dict)
 
 
 def bare(spec: str) -> str:
@@ -142,9 +144,13 @@ def reasons(protocol: Protocol, run: RunConditions, *, items: int) -> list[str]:
     if run.benchmark != protocol.benchmark:
         return [f"a {run.benchmark} run, the paper measured {protocol.benchmark}"]
     out = _data_reasons(protocol, run) + _model_reasons(protocol, run) + _option_reasons(protocol, run)
+    of = run.data.paper_items
+    if of is not None:  # a subset of the paper's items: only those are behind the value
+        items = min(items, of)
     if protocol.items is not None and items < protocol.items:
-        out.append(f"{items} item{'' if items == 1 else 's'} behind the value, the paper "
-                       f"measured {protocol.items}")
+        part = "" if of is None else f" ({of} of {run.data.paper_total} items of the paper's data)"
+        out.append(f"{items} item{'' if items == 1 else 's'} behind the value{part}, the paper "
+                   f"measured {protocol.items}")
     return out
 
 
@@ -155,7 +161,10 @@ def _data_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
         return []
     if run.data.kind == "starter":
         return ["the starter set, not the paper's data"]
-    return [f"the data {run.data.shown}, not the paper's (checked by content)"]
+    if run.data.kind == "unrecorded" or run.data.paper_total is not None:  # by its items
+        return [f"the data: {run.data.shown}"]
+    return [f"the data {run.data.shown}, not the paper's (checked by the digests recorded when "
+            "the run ran)"]
 
 
 def _model_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
@@ -195,20 +204,21 @@ def _option_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
         accepted = wanted if isinstance(wanted, tuple) else (wanted,)
         if name not in run.options:
             out.append(f"{name} not recorded, the paper used {_shown(wanted)}")
-        elif not _equal_any(run.options[name], accepted):
+        elif not _equal_any(run.options[name], accepted, run.files.get(name)):
             out.append(f"{name}={_shown(run.options[name])}, the paper used {_shown(wanted)}")
     return out
 
 
-def _equal_any(value: Any, accepted: tuple[Any, ...]) -> bool:
-    """``value`` is one of ``accepted``; ``sha256:HEX`` accepts a file with that content.
+def _equal_any(value: Any, accepted: tuple[Any, ...], recorded: str | None = None) -> bool:
+    """``value`` is one of ``accepted``; ``sha256:HEX`` accepts a file the run recorded with
+    that content when it ran (``recorded``), whatever is at its path now.
 
     >>> _equal_any(1, (1.0,)), _equal_any(True, (1,)), _equal_any(None, (None, "x"))
     (True, False, True)
     """
     for a in accepted:
         if isinstance(a, str) and a.startswith("sha256:"):
-            if isinstance(value, str) and Path(value).is_file() and sha256_file(Path(value)) == a[7:]:
+            if isinstance(value, str) and recorded == a[7:]:
                 return True
         elif isinstance(a, bool) or isinstance(value, bool):
             if value is a:
@@ -245,7 +255,9 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
     manifest = run.manifest
     options = dict(manifest.options)
     paper = PAPER_DATA.get(manifest.benchmark)
-    data = data_identity(manifest.benchmark, options.get(paper.option) if paper else None)
+    files = dict((getattr(manifest, "inputs", None) or {}).get("files") or {})
+    data = data_identity(manifest.benchmark, options.get(paper.option) if paper else None,
+                         files.get(paper.option) if paper else None, run_items(run.records))
     reported = _reported(run)
     judge = (manifest.judge or {}).get("spec") if manifest.judge else None
     return RunConditions(
@@ -255,6 +267,7 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
         roles={r: str(d.get("spec")) for r, d in manifest.roles.items()},
         roles_reported={r: reported.get(r, ()) for r in manifest.roles},
         options=options,
+        files={k: str(v["sha256"]) for k, v in files.items() if isinstance(v, dict) and "sha256" in v},
     )
 
 
@@ -357,6 +370,8 @@ def run_dirs(path: Path) -> list[Path]:
     """``path`` when it is a run directory, else the run directories below it (a profile)."""
     if (path / "manifest.json").is_file():
         return [path]
+    if path.exists() and not path.is_dir():  # as `creval compare` says it
+        raise CrevalError(f"{path} is not a directory: pass a run or profile directory.")
     if not path.is_dir():
         raise CrevalError(f"{path} does not exist. Pass a run directory or a profile directory.")
     found = sorted(p.parent for p in path.rglob("manifest.json"))
