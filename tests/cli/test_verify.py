@@ -115,14 +115,30 @@ def test_verify_is_clean_on_a_neocoder_run(tmp_path: Path) -> None:
     assert differences(tmp_path / "neo") == []
 
 
+def jcq_run(out: Path) -> Path:
+    """A one-question JCQ run on the starter set, answered and judged by a stand-in."""
+    judgement = "流暢性: 3\n柔軟性: 4\n独創性: 2\n精緻性: 5"
+    server = ChatServer(reply=lambda body: (200, judgement if body["model"] == "j" else "帽子"))
+    try:
+        done = creval("run", "jcq", "--model", "openai:w", "--base-url", server.url, "--judge",
+                      "openai:j", "--judge-base-url", server.url, "--limit", "1", "--answers", "1",
+                      "--no-progress", "--out", str(out), env=KEY)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
 def test_verify_and_references_check_refuse_bad_runs_and_go_on(tmp_path: Path) -> None:
-    good = ttct_run(tmp_path / "profile" / "good")
-    bad = ttct_run(tmp_path / "profile" / "bad")
+    good = jcq_run(tmp_path / "profile" / "good")
+    bad = jcq_run(tmp_path / "profile" / "bad")
     (bad / "records.jsonl").write_text("not a record\n", encoding="utf-8")
     done = creval("references", "check", str(tmp_path / "profile"))
     assert done.returncode == 2
     assert f"{bad}: not compared: its files do not agree" in done.stderr.replace("\n", "")
-    assert f"{good}: ttct" in done.stdout  # the other run was checked
+    assert f"{good}: jcq mean = " in done.stdout  # the other run was checked
+    done = creval("compare", str(bad), "--published")
+    assert done.returncode == 2 and "not compared: its files do not agree" in done.stderr, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
 
     # a file, not a directory: says what to pass, as compare does
