@@ -88,3 +88,29 @@ def changed_files(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> list[s
     out = [f"{name} {'differs' if name in new_files else 'missing'}"
            for name, sha in old_files.items() if new_files.get(name) != sha]
     return out + [f"{name} added" for name in new_files if name not in old_files]
+
+
+def resume_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What differs between the ``inputs`` of a run's manifest (``old``) and those of its
+    resume (``new``): items of the same key with other content, and files read for what is
+    asked (kind ``generation``: a question file, a prompt file) with other bytes. A file read
+    only for scoring may change (it re-scores); another path is another option.
+
+    >>> resume_changes({"units": {"q-1": "a", "q-2": "b"}}, {"units": {"q-1": "a", "q-2": "c"}})
+    ['1 item(s) now have other content (q-2)']
+    """
+    old_units, new_units = old.get("units") or {}, new.get("units") or {}
+    items = [k for k, d in new_units.items() if k in old_units and old_units[k] not in (None, d)]
+    problems = []
+    if items:
+        shown = ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
+        problems.append(f"{len(items)} item(s) now have other content ({shown})")
+    new_files = new.get("files") or {}
+    for name, then in (old.get("files") or {}).items():
+        now = new_files.get(name)
+        if then.get("kind") != "generation" or now is None:
+            continue
+        if changes := changed_files(then, now):
+            problems.append(f"the file of --{name.replace('_', '-')} ({now.get('path')}) "
+                            f"changed: {', '.join(changes[:5])}")
+    return problems

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from creval._util.inputs import ITEM_DIGEST, changed_files
+from creval._util.inputs import ITEM_DIGEST, resume_changes
 from creval._util.redact import redact_argv
 from creval.benchmarks.base import Benchmark, OptionsT
 from creval.errors import CrevalError
@@ -38,6 +38,7 @@ from creval.models.openai_batch import LEDGER, batch_options
 from creval.models.openai_batch_files import ledger_summary
 from creval.records import (
     RECORDS,
+    SCORES_FORMAT,
     ErrorCause,
     Scores,
     UnitCounts,
@@ -53,8 +54,6 @@ from creval.runner.executors import get_executor, using_executor
 from creval.runner.manifest import git_revision, package_versions
 from creval.runner.remote_model import on_actors
 from creval.runner.store import RunStore, read_manifest
-
-SCORES_FORMAT = 1
 
 
 @dataclass
@@ -183,25 +182,8 @@ def _check_inputs(store: RunStore, units: list[Unit], out: Path) -> None:
 
 
 def check_items(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
-    """Refuse a resume whose items or files read differ from the first part of the run: an
-    item of the same key with other content, or a file read for what is asked (a question
-    file, a prompt file) with other bytes. Says what changed."""
-    old_in, new_in = old.get("inputs") or {}, new.get("inputs") or {}
-    old_units, new_units = old_in.get("units") or {}, new_in.get("units") or {}
-    items = [k for k, d in new_units.items() if k in old_units and old_units[k] not in (None, d)]
-    problems = []
-    if items:
-        shown = ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
-        problems.append(f"{len(items)} item(s) now have other content ({shown})")
-    old_files, new_files = old_in.get("files") or {}, new_in.get("files") or {}
-    for name, then in old_files.items():
-        now = new_files.get(name)
-        if then.get("kind") != "generation" or now is None:
-            continue  # a scoring file re-scores; another path is another option (refused above)
-        if changes := changed_files(then, now):
-            problems.append(f"the file of --{name.replace('_', '-')} ({now.get('path')}) "
-                            f"changed: {', '.join(changes[:5])}")
-    if problems:
+    """Refuse a resume whose items or files read differ from the first part of the run."""
+    if problems := resume_changes(old.get("inputs") or {}, new.get("inputs") or {}):
         raise CrevalError(
             f"{out}: what this run asks differs from its first part: {'; '.join(problems)}. "
             "Restore the files it read, or use another --out for a new run."

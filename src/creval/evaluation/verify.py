@@ -34,7 +34,14 @@ from typing import Any
 
 from creval._util.inputs import ITEM_DIGEST, changed_files, file_record
 from creval.errors import CrevalError
-from creval.records import RECORDS, Record, latest_records, read_records, superseded_count
+from creval.records import (
+    RECORDS,
+    SCORES_FORMAT,
+    Record,
+    latest_records,
+    read_records,
+    superseded_count,
+)
 
 #: Relative and absolute tolerance of a re-scored float.
 REL_TOL, ABS_TOL = 1e-6, 1e-9
@@ -269,7 +276,6 @@ def _check_scores(root: Path, manifest: dict[str, Any], records: list[Record], k
 
 def _check_inputs_digest(root: Path, options: Any, keys: list[str], scores: Any,
                          out: Verification) -> None:
-    from creval.evaluation.runs import SCORES_FORMAT
     from creval.models.base import digest
 
     if scores.inputs_digest is None:
