@@ -169,8 +169,8 @@ def _item_identity(paper: Mapping[str, str], items: Mapping[str, str]) -> DataId
 
 def _file_identity(data: PaperData, value: str, recorded: Mapping[str, Any] | None) -> DataIdentity:
     if not recorded:
-        return DataIdentity("unrecorded", f"{value} (its digest was not recorded when the run "
-                            "ran: a run of an older creval, run it again)", f"unrecorded:{value}")
+        return DataIdentity("unrecorded", f"{value} (the run recorded no digest of it: a name "
+                            "its loader resolved, or a run of an older creval)", f"unrecorded:{value}")
     if "sha256" in recorded:
         sha = str(recorded["sha256"])
         kind: Kind = "paper" if sha in data.files else "other"
