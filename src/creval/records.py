@@ -78,6 +78,9 @@ def superseded_count(records: list[Record]) -> int:
 
 #: Version of the ``manifest.json`` and ``scores.json`` schemas below.
 SCHEMA_VERSION = 2
+#: Version of what ``Scores.inputs_digest`` digests (records, unit keys, options): a run
+#: re-scores, and ``creval verify`` recomputes it, under the same format.
+SCORES_FORMAT = 1
 
 
 class UnitCounts(BaseModel):

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tests_paths import shared_data_path
 
+from creval._util.inputs import file_record
 from creval.benchmarks.base import registry
 from creval.evaluation.battery import separation
 from creval.evaluation.comparability import (
@@ -24,7 +25,13 @@ from creval.evaluation.comparability import (
     reasons,
 )
 from creval.evaluation.items import items_of
-from creval.evaluation.paper_data import NEOCODER_SHA256, DataIdentity, data_identity
+from creval.evaluation.paper_data import (
+    NEOCODER_SHA256,
+    DataIdentity,
+    data_identity,
+    paper_items,
+    paper_items_from,
+)
 from creval.evaluation.presets import protocol_options
 from creval.evaluation.profile_data import standings
 from creval.records import Scores, UnitCounts
@@ -184,22 +191,41 @@ def test_self_judging_is_accepted_only_where_the_paper_judged_its_judge() -> Non
         "endpoint (the paper's judge was gpt-4o-2024-08-06, judging other models' answers)"]
 
 
-def test_data_is_recognised_by_content_not_by_name(tmp_path: Path) -> None:
+def test_data_is_recognised_by_the_digests_recorded_not_by_name(tmp_path: Path) -> None:
     upstream = tmp_path / "upstream"
     upstream.mkdir()
-    assert data_identity("neocoder", str(upstream)).kind == "other"
+    assert data_identity("neocoder", str(upstream), file_record(upstream), {}).kind == "other"
     fetched = tmp_path / "data" / "neocoder"  # as `creval data fetch neocoder` writes it
     fetched.mkdir(parents=True)
     for name in NEOCODER_SHA256:
         shutil.copy(shared_data_path("neocoder", "NeoCoder", name), fetched / name)
-    assert data_identity("neocoder", str(fetched)).kind == "paper"
-    (fetched / "NeoCoder.json").write_text("[]")
-    assert "NeoCoder.json differs" in data_identity("neocoder", str(fetched)).shown
-    assert data_identity("jcq", str(shared_data_path("jcq", "test.jsonl"))).kind == "paper"
-    assert data_identity("macgyver", str(shared_data_path("macgyver", "problem_solution_pair.xlsx"))).kind == "paper"
-    assert data_identity("jcq", None).kind == "starter"
-    assert data_identity("jcq", "upstream", ).kind in ("paper", "missing")  # by its download's digest
-    assert data_identity("dat", None).kind == "none"
+    recorded = file_record(fetched)
+    assert data_identity("neocoder", str(fetched), recorded, {}).kind == "paper"
+    (fetched / "NeoCoder.json").write_text("[]")  # changed after the run: the record stands
+    assert data_identity("neocoder", str(fetched), recorded, {}).kind == "paper"
+    assert "NeoCoder.json differs" in data_identity("neocoder", str(fetched), file_record(fetched), {}).shown
+    sheet = shared_data_path("macgyver", "problem_solution_pair.xlsx")
+    assert data_identity("macgyver", str(sheet), file_record(sheet), {}).kind == "paper"
+    assert data_identity("neocoder", "gone", None, {}).kind == "unrecorded"
+    assert data_identity("jcq", None, None, {}).kind == "starter"
+    assert data_identity("dat", None, None, {}).kind == "none"
+
+
+def test_the_papers_jcq_items_are_the_shipped_set_and_compared_as_a_set() -> None:
+    items = paper_items_from("jcq", str(shared_data_path("jcq", "test.jsonl")))
+    assert items == paper_items("jcq") and len(set(items.values())) == 700
+    whole = data_identity("jcq", "any path", None, dict(reversed(list(items.items()))))
+    assert (whole.kind, whole.key, whole.paper_items, whole.shown) == (
+        "paper", "paper", 700, "the paper's data (all 700 items)")
+    some = data_identity("jcq", "x", None, dict(list(items.items())[:3]))
+    assert (some.kind, some.shown) == ("paper", "3 of 700 items of the paper's data")
+    changed = data_identity("jcq", "x", None, {**dict(list(items.items())[:3]), "q-2": "0" * 16})
+    assert changed.kind == "other" and "q-2 differs from the paper's" in changed.shown
+    assert data_identity("jcq", "x", None, {}).kind == "unrecorded"
+    (protocol,) = [p for _, p in PROTOCOLS if p.id == "jcq-released-judgements"]
+    said = reasons(protocol, replace(paper_run(protocol), data=some), items=5)
+    assert said == ["3 items behind the value (3 of 700 items of the paper's data), the paper "
+                    f"measured {protocol.items}"]
 
 
 def test_items_behind_the_value() -> None:

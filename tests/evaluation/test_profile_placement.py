@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from creval.benchmarks.ttct.questions import JCQ_URL, download_path
 from tests._cli import creval
 from tests.tests_paths import shared_data_path
 
@@ -130,6 +132,7 @@ def _check(path: Path) -> list[dict[str, Any]]:
 
 def test_the_paper_preset_is_comparable_and_a_changed_judge_option_or_snapshot_is_not(
     tmp_path: Path, servers: tuple[Server, Server], jcq_files: tuple[Path, dict[int, str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     writer, judge = servers
     questions, _ = jcq_files
@@ -163,6 +166,30 @@ def test_the_paper_preset_is_comparable_and_a_changed_judge_option_or_snapshot_i
     assert "taken as inferred" in html  # the protocol values the paper does not print
     run_report = (recorded / "jcq" / "report.md").read_text()
     assert "## Published values of these measures" in run_report  # every measure, not only mean
+    assert creval("verify", str(recorded)).returncode == 0  # its files agree with its records
+
+    # the paper's questions in another byte form, and given as the URL (its download in the
+    # cache): the paper's data, checked from another directory and cache after the file moved
+    rows = [json.loads(x) for x in questions.read_text(encoding="utf-8").splitlines() if x.strip()]
+    other = tmp_path / "elsewhere" / "questions.jsonl"
+    other.parent.mkdir()
+    other.write_bytes(("\r\n".join(json.dumps(r, separators=(", ", ": "), ensure_ascii=False)
+                                   for r in rows[::-1]) + "\r\n").encode("utf-8"))
+    download_path(JCQ_URL).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(questions, download_path(JCQ_URL))
+    for name, given in (("reordered", str(other)), ("url", JCQ_URL)):
+        done = creval("run", "jcq", "--model", "openai:swallow-8b", "--base-url", writer.url,
+                      "--preset", "paper", "--judge-base-url", judge.url, "--questions", given,
+                      "--concurrency", "32", "--no-progress", "--out", str(tmp_path / name), env=key)
+        assert done.returncode == 0, done.stdout + done.stderr
+    other.rename(tmp_path / "moved.jsonl")
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for name in ("reordered", "url"):
+        done = creval("references", "check", str(tmp_path / name), "--json",
+                      env={"CREVAL_CACHE_DIR": str(tmp_path / "another-cache")})
+        assert done.returncode == 0, done.stderr
+        found = [c for c in json.loads(done.stdout) if c["protocol"] == "jcq-released-judgements"]
+        assert found and all(c["comparable"] and c["reasons"] == [] for c in found), (name, found)
 
     # one judge option changed, the same answers replayed: not comparable, and says which
     changed = tmp_path / "changed"

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from creval._util.inputs import ITEM_DIGEST, file_record, item_digest
 from creval.errors import CrevalError
 from creval.models.base import digest
 from creval.records import Record, Scores
@@ -100,6 +101,46 @@ class Benchmark(ABC, Generic[OptionsT]):
     @abstractmethod
     def units(self, options: OptionsT) -> list[Unit]:
         """The units of work for these options, each with a stable key."""
+
+    def item(self, unit: Unit) -> dict[str, Any] | None:
+        """The item ``unit`` asks about, as parsed fields: its canonical digest
+        (:func:`creval._util.inputs.item_digest`) is recorded as the unit's ``item_digest``.
+        The default: the unit's meta without the run's bookkeeping (``repeat``, digests). A
+        benchmark whose meta does not hold the item's content sets ``item_digest`` in the meta
+        itself (the JCQ question's text, the SAT story); None records no digest."""
+        return {k: v for k, v in unit.meta.items() if k != "repeat" and not k.endswith("digest")}
+
+    def planned_units(self, options: OptionsT) -> list[Unit]:
+        """:meth:`units`, each with its ``item_digest`` in the meta (what a run records)."""
+        units = self.units(options)
+        for unit in units:
+            if ITEM_DIGEST not in unit.meta:
+                fields = self.item(unit)
+                if fields is not None:
+                    unit.meta = {**unit.meta, ITEM_DIGEST: item_digest(fields)}
+        return units
+
+    def input_files(self, options: OptionsT) -> dict[str, Path]:
+        """The files (or folders) a run with these options reads, by the option naming them:
+        the run records their digests (:meth:`read_inputs`). The default: every option whose
+        value is the path of an existing file or folder; a benchmark whose loader resolves a
+        name (JCQ's ``upstream``) adds the file it loads."""
+        out: dict[str, Path] = {}
+        for name, value in options.model_dump().items():
+            if isinstance(value, str) and value and "\n" not in value and len(value) < 4096:
+                path = Path(value)
+                if path.is_file() or path.is_dir():
+                    out[name] = path
+        return out
+
+    def read_inputs(self, options: OptionsT) -> dict[str, Any]:
+        """What the run reads, by digest, for its manifest: each of :meth:`input_files`
+        (path, SHA-256, the option's kind) and each of :meth:`prompts` (the whole digest whose
+        first 16 digits :meth:`generation_fingerprint` holds)."""
+        files = {name: {**file_record(path), "kind": options.kind_of(name)}
+                 for name, path in self.input_files(options).items()}
+        prompts = {name: digest(text) for name, text in self.prompts(options).items()}
+        return {"files": files, "prompts": prompts}
 
     @abstractmethod
     def score(self, records: list[Record], options: OptionsT) -> Scores:

@@ -1,6 +1,6 @@
 """The ``creval`` command line: one module per command group, registered on :data:`app`.
 
-``run`` (``list``, ``run``), ``profile``, ``sweep``, ``report`` (``report``, ``compare``, ``correlate``,
+``run`` (``list``, ``run``), ``profile``, ``sweep``, ``verify``, ``report`` (``report``, ``compare``, ``correlate``,
 ``agreement``), ``score``, ``analyze``, ``index``, ``data``, ``play``, ``train``, ``sandbox``
 and ``novelty``; what they share (error handling, options, roles) is in ``_common``. The
 commands call :mod:`creval.evaluation` and the layers below; nothing imports this package.
@@ -37,6 +37,7 @@ def _register_subcommands() -> None:
     from creval.cli.score import score_app
     from creval.cli.sweep import sweep_command
     from creval.cli.train import train_app
+    from creval.cli.verify import verify
 
     app.command("list")(run.list_benchmarks)
     app.command("run", context_settings={
@@ -59,6 +60,7 @@ def _register_subcommands() -> None:
     app.add_typer(register_all(), name="analyze")
     app.add_typer(train_app, name="train")
     app.add_typer(references_app, name="references")
+    app.command("verify")(verify)
 
 
 def main() -> None:

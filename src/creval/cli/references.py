@@ -99,17 +99,40 @@ def check(
     what is measured (as the recorded requests applied it), and the valid items behind the
     value. See docs/references.md.
     """
-    from creval.evaluation.comparability import comparable_references
-
-    checks = comparable_references(path)
+    checks, refused = _verified_checks(path)
     if as_json:
         typer.echo(json.dumps([c.as_dict() for c in checks], indent=1, ensure_ascii=False))
-        return
-    if not checks:
+    elif checks:
+        for line in _check_lines(checks):
+            typer.echo(line)
+    elif not refused:
         typer.echo(f"{path}: no measure of its run(s) has a published value.")
-        return
-    for line in _check_lines(checks):
-        typer.echo(line)
+    from rich.markup import escape
+
+    for message in refused:  # each bad run said; the others were checked
+        get_console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+    if refused:
+        raise typer.Exit(2)
+
+
+def _verified_checks(path: Path) -> tuple[list[Any], list[str]]:
+    """The checks of every run at ``path`` that passes ``creval verify``'s checks, and why
+    each other run was refused (its files do not agree)."""
+    from creval.evaluation.comparability import check_run, run_dirs
+    from creval.evaluation.verify import refusal, verify_run
+    from creval.reader import read_run
+    from creval.report.references import load_references
+
+    refs = load_references()
+    checks: list[Any] = []
+    refused: list[str] = []
+    for folder in run_dirs(path):
+        verified = verify_run(folder)
+        if verified.sound:
+            checks += check_run(read_run(folder), refs)
+        else:
+            refused.append(refusal(verified))
+    return checks, refused
 
 
 def _check_lines(checks: list[Any]) -> list[str]:

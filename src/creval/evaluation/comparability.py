@@ -7,8 +7,8 @@ protocol (:class:`creval.report.references.Protocol`) says:
 - its records are there and agree with its manifest: what was measured is read from what
   the run sent and received (:mod:`creval.evaluation.conditions`,
   :mod:`creval.evaluation.evidence`); a replay carries the protocol of the run it replays;
-- the same benchmark, on the paper's data recognised by content
-  (:mod:`creval.evaluation.paper_data`);
+- the same benchmark, on the paper's data recognised by the digests the run recorded of its
+  items and files when it ran (:mod:`creval.evaluation.paper_data`);
 - judged (and evaluated, for roles such as LoTbench's E1 and E2) by the model the paper
   used, by **snapshot**: the model ids its answers reported, every answer; answers without
   one make the snapshot *unverified* (not comparable); an alias (``gpt-4o``) counts only
@@ -45,7 +45,7 @@ from creval.evaluation.conditions import (
     shown,
 )
 from creval.evaluation.items import Items, items_behind, items_of
-from creval.evaluation.paper_data import PAPER_DATA, sha256_file
+from creval.evaluation.paper_data import PAPER_DATA
 from creval.reader import Run, read_run
 from creval.records import Scores
 from creval.report.references import PaperReferences, Protocol, Reference, load_references
@@ -137,10 +137,14 @@ def reasons(protocol: Protocol, run: RunConditions, *, items: int | Items,
     out = [*run.problems, *_data_reasons(protocol, run),
            *_model_reasons(protocol, run, self_judging), *_option_reasons(protocol, run)]
     valid = items.valid if isinstance(items, Items) else items
+    of = run.data.paper_items
+    if of is not None:  # a subset of the paper's items: only those are behind the value
+        valid = min(valid, of)
     if protocol.items is not None and valid < protocol.items:
         what = f" ({items.what}; {items.detail})" if isinstance(items, Items) and items.detail else ""
-        out.append(f"{valid} item{'' if valid == 1 else 's'} behind the value{what}, the paper "
-                   f"measured {protocol.items}")
+        part = "" if of is None else f" ({of} of {run.data.paper_total} items of the paper's data)"
+        out.append(f"{valid} item{'' if valid == 1 else 's'} behind the value{what}{part}, the "
+                   f"paper measured {protocol.items}")
     return out
 
 
@@ -151,7 +155,10 @@ def _data_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
         return []
     if run.data.kind == "starter":
         return ["the starter set, not the paper's data"]
-    return [f"the data {run.data.shown}, not the paper's (checked by content)"]
+    if run.data.kind == "unrecorded" or run.data.paper_total is not None:  # by its items
+        return [f"the data: {run.data.shown}"]
+    return [f"the data {run.data.shown}, not the paper's (checked by the digests recorded when "
+            "the run ran)"]
 
 
 def _role_answers(run: RunConditions, role: str, reported: Sequence[str]) -> tuple[Mapping[str, int], int]:
@@ -205,7 +212,7 @@ def _option_reasons(protocol: Protocol, run: RunConditions) -> list[str]:
             out += _applied_reasons(name, run.applied[name], wanted, accepted)
         elif name not in run.options:
             out.append(f"{name} not recorded, the paper used {shown(wanted)}")
-        elif not _equal_any(run.options[name], accepted):
+        elif not _equal_any(run.options[name], accepted, run.files.get(name)):
             out.append(f"{name}={shown(run.options[name])}, the paper used {shown(wanted)}")
     return out
 
@@ -225,15 +232,16 @@ def _applied_reasons(name: str, applied: Applied, wanted: Any, accepted: tuple[A
             for v, n in wrong]
 
 
-def _equal_any(value: Any, accepted: tuple[Any, ...]) -> bool:
-    """``value`` is one of ``accepted``; ``sha256:HEX`` accepts a file with that content.
+def _equal_any(value: Any, accepted: tuple[Any, ...], recorded: str | None = None) -> bool:
+    """``value`` is one of ``accepted``; ``sha256:HEX`` accepts a file the run recorded with
+    that content when it ran (``recorded``), whatever is at its path now.
 
     >>> _equal_any(1, (1.0,)), _equal_any(True, (1,)), _equal_any(None, (None, "x"))
     (True, False, True)
     """
     for a in accepted:
         if isinstance(a, str) and a.startswith("sha256:"):
-            if isinstance(value, str) and Path(value).is_file() and sha256_file(Path(value)) == a[7:]:
+            if isinstance(value, str) and recorded == a[7:]:
                 return True
         elif same(value, a):
             return True
@@ -341,6 +349,8 @@ def run_dirs(path: Path) -> list[Path]:
     """``path`` when it is a run directory, else the run directories below it (a profile)."""
     if (path / "manifest.json").is_file():
         return [path]
+    if path.exists() and not path.is_dir():  # as `creval compare` says it
+        raise CrevalError(f"{path} is not a directory: pass a run or profile directory.")
     if not path.is_dir():
         raise CrevalError(f"{path} does not exist. Pass a run directory or a profile directory.")
     found = sorted(p.parent for p in path.rglob("manifest.json"))

@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from creval.evaluation.evidence import NOT_SENT, Evidence, RoleEvidence, read_evidence
-from creval.evaluation.paper_data import PAPER_DATA, DataIdentity, data_identity
+from creval.evaluation.paper_data import PAPER_DATA, DataIdentity, data_identity, run_items
 from creval.reader import Run
 from creval.records import Scores
 
@@ -73,6 +73,8 @@ class RunConditions:
     roles: Mapping[str, str] = field(default_factory=dict)
     roles_reported: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: Option -> the SHA-256 the run recorded of the file it named, when it ran.
+    files: Mapping[str, str] = field(default_factory=dict)
     #: Answers per reported snapshot and answers without a model id, per role (``judge``
     #: included); a role absent here is judged by ``*_reported`` alone.
     answers: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
@@ -144,7 +146,9 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
     scores = scores or run.scores or Scores()
     options = dict(manifest.options)
     paper = PAPER_DATA.get(manifest.benchmark)
-    data = data_identity(manifest.benchmark, options.get(paper.option) if paper else None)
+    files = dict((getattr(manifest, "inputs", None) or {}).get("files") or {})
+    data = data_identity(manifest.benchmark, options.get(paper.option) if paper else None,
+                         files.get(paper.option) if paper else None, run_items(run.records))
     ev = read_evidence(run.path, run.records)
     judge = (manifest.judge or {}).get("spec") if manifest.judge else None
     roles = {r: str(d.get("spec")) for r, d in manifest.roles.items()}
@@ -160,6 +164,7 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
         self_judged=judged_itself, self_judged_how=how, roles=roles,
         roles_reported={r: tuple(sorted(asked[r].reported)) if r in asked else () for r in roles},
         options=options,
+        files={k: str(v["sha256"]) for k, v in files.items() if isinstance(v, dict) and "sha256" in v},
         answers={r: dict(e.reported) for r, e in asked.items()},
         unreported={r: e.unreported for r, e in asked.items()},
         applied=applied, problems=tuple(problems), notes=tuple(notes),

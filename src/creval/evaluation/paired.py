@@ -157,8 +157,15 @@ def compare_published_report(path: str | Path, *, published: Path | None = None,
                              measures: Sequence[str] | None = None) -> PairedReport:
     """Every run under ``path`` (a run or a profile directory) against the published
     per-item results it is comparable with; Holm's correction across the whole report."""
+    from creval.evaluation.verify import refusal, verify_run
+
     report = PairedReport()
     for run_dir in _run_dirs(Path(path)):
+        verified = verify_run(run_dir)  # scores that do not follow from the records: refused
+        if not verified.sound:
+            report.skipped.append({"run": str(run_dir), "benchmark": verified.benchmark,
+                                   "reason": refusal(verified)})
+            continue
         run = read_run(run_dir)
         rows, why = published_rows(run, published=published, measures=measures)
         report.rows += rows

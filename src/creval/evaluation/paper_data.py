@@ -1,24 +1,35 @@
-"""Which data a run measured, recognised by the digest of what was loaded, never by a name.
+"""Which data a run measured, read from what the run recorded when it ran, never from a file
+at a path when the check runs.
 
-A paper's data is known by the SHA-256 of its files (:data:`PAPER_DATA`): a run whose data
-option names a file with one of those digests, or a folder (``creval data fetch NAME``
-writes one) holding every file of the paper's set with its digest, measured the paper's
-data. A folder called ``upstream`` is a folder like any other. The name ``upstream`` that
-some loaders take (JCQ: download the public file) counts only when the download kept in the
-cache has the paper's digest.
+Each unit records the digest of its item as loaded (``item_digest``: the parsed fields in a
+canonical form, :mod:`creval._util.inputs`), and the manifest records the SHA-256 of every
+file the run read. A paper's data is known by its items' digests where creval ships them
+(:data:`PAPER_DATA` ``items``: JCQ's 700 questions), else by the SHA-256 of its files:
 
->>> from pathlib import Path
->>> data_identity("jcq", None).kind, data_identity("jcq", "/no/such/file.jsonl").kind
-('starter', 'missing')
+- the items: a run whose items are all the paper's measured the paper's data, in any order
+  and any byte form of the file (reordered lines, other JSON separators, CRLF), whether it
+  was given as a path, ``upstream`` or the URL; a run of some of them measured "N of M items
+  of the paper's data"; an item whose content differs from the paper's item of the same key
+  is named;
+- the files: the digest the run recorded of the file (or of each file of the folder) named by
+  the benchmark's data option is one of the paper's.
+
+>>> data_identity("jcq", None, {}, {}).kind, data_identity("dat", None, {}, {}).kind
+('starter', 'none')
+>>> data_identity("neocoder", "/x", {"files": {"a.json": "0" * 64}}, {}).kind
+'other'
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
 from typing import Any, Literal
+
+from creval._util.inputs import ITEM_DIGEST
 
 #: nlp-waseda/JCQ test.jsonl (700 questions), identical in every commit of JCQ-judge.
 JCQ_TEST_SHA256 = "adbdea66e521d3b483f99d3aee17eacecc19a6a9c1d553b3a8ead753da6cfe07"
@@ -33,7 +44,7 @@ NEOCODER_SHA256 = {
     "test_cases_annotated.json": "ba6b6c81c5301c3fb573ec274d88e923b04614b874ba33aef928eb4c6f4a76ed",
 }
 
-Kind = Literal["starter", "paper", "other", "missing", "none"]
+Kind = Literal["starter", "paper", "other", "unrecorded", "none"]
 
 
 @dataclass(frozen=True)
@@ -46,21 +57,15 @@ class PaperData:
     files: frozenset[str] = frozenset()
     #: A folder is the paper's data when it holds each of these files with its digest.
     folder: Mapping[str, str] = field(default_factory=dict)
-    #: Names a loader resolves itself (``upstream``) -> where the loaded copy is kept.
-    named: Mapping[str, Callable[[], Path]] = field(default_factory=dict)
-
-
-def _jcq_download() -> Path:
-    from creval._util.paths import cache_root
-    from creval.benchmarks.ttct.questions import JCQ_URL
-
-    return cache_root() / "data" / (hashlib.sha256(JCQ_URL.encode()).hexdigest()[:16] + ".jsonl")
+    #: The shipped file (``creval/data/paper_items/NAME``) of the paper's items' digests by
+    #: unit key, written from the paper's file by :func:`paper_items_from`.
+    items: str | None = None
 
 
 #: The option naming each benchmark's data, and the papers' data by digest where it is public.
 #: A benchmark not here has no item set (DAT: the words are the model's).
 PAPER_DATA: dict[str, PaperData] = {
-    "jcq": PaperData("questions", files=frozenset({JCQ_TEST_SHA256}), named={"upstream": _jcq_download}),
+    "jcq": PaperData("questions", files=frozenset({JCQ_TEST_SHA256}), items="jcq.json"),
     "ttct": PaperData("questions"),
     "neocoder": PaperData("data", folder=NEOCODER_SHA256),
     "macgyver": PaperData("source", files=frozenset({MACGYVER_SHA256}),
@@ -76,67 +81,106 @@ PAPER_DATA: dict[str, PaperData] = {
 
 @dataclass(frozen=True)
 class DataIdentity:
-    """What a run's data option named, recognised by content."""
+    """What a run's data was, recognised by the digests it recorded."""
 
     kind: Kind
-    #: What to show: the value of the option, and its digest when it was read.
+    #: What to show: the paper's data (how many of its items), or what differs.
     shown: str
-    #: What the content is, to tell two runs' data apart: the file's sha256, ``paper`` for
-    #: the paper's folder, else the kind and what was named.
+    #: What the content is, to tell two runs' data apart: ``paper`` for the paper's items
+    #: (all or some), else the file's digest (or a digest of the run's item digests).
     key: str = ""
+    #: The paper's items the run measured, of how many (None: known by files only; only
+    #: these count as items behind the value).
+    paper_items: int | None = None
+    paper_total: int | None = None
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+@cache
+def paper_items(benchmark: str) -> dict[str, str]:
+    """The paper's items of ``benchmark`` as shipped: unit key -> item digest ({} if none)."""
+    data = PAPER_DATA.get(benchmark)
+    if data is None or data.items is None:
+        return {}
+    text = (resources.files("creval") / "data" / "paper_items" / data.items).read_text("utf-8")
+    return dict(json.loads(text)["items"])
 
 
-def data_identity(benchmark: str, value: Any) -> DataIdentity:
-    """The identity of ``value`` (a benchmark's data option) by what it holds.
+def paper_items_from(benchmark: str, value: str) -> dict[str, str]:
+    """Unit key -> item digest of ``benchmark``'s units over the data ``value`` (the paper's
+    file), as a run records them: what :func:`paper_items` ships, and its test recomputes."""
+    from creval.benchmarks.base import get_benchmark
 
-    ``starter`` (no value: the starter set), ``paper`` (the paper's data by digest),
-    ``other`` (a file or folder with other content), ``missing`` (a path that is not there
-    to read), ``none`` (the benchmark has no item set).
-    """
+    bench = get_benchmark(benchmark)
+    options = bench.parse_options({PAPER_DATA[benchmark].option: value})
+    return {u.key: str(u.meta.get(ITEM_DIGEST)) for u in bench.planned_units(options)
+            if "~r" not in u.key}
+
+
+def run_items(records: Any) -> dict[str, str]:
+    """Unit key (without a repeat's suffix) -> item digest of the finished records."""
+    out: dict[str, str] = {}
+    for record in records:
+        found = record.unit.get(ITEM_DIGEST) if record.status == "ok" else None
+        if isinstance(found, str):
+            out[record.key.split("~r")[0]] = found
+    return out
+
+
+def data_identity(benchmark: str, value: Any, recorded: Mapping[str, Any] | None,
+                  items: Mapping[str, str]) -> DataIdentity:
+    """The identity of a run's data: ``value`` is its data option (None: the starter set),
+    ``recorded`` what the run recorded of the file it read (:func:`creval._util.inputs.file_record`),
+    ``items`` its finished units' item digests (:func:`run_items`)."""
     data = PAPER_DATA.get(benchmark)
     if data is None:
         return DataIdentity("none", "no item set", "none")
     if value in (None, ""):
         return DataIdentity("starter", "the starter set", "starter")
-    text = str(value)
-    if text in data.named:
-        path = data.named[text]()
-        if not path.is_file():
-            return DataIdentity("missing", f"{text!r} (its download is not in this machine's "
-                                "cache, so its content cannot be checked)", f"missing:{text}")
-        return _file_identity(data, path, shown=text)
-    path = Path(text)
-    if path.is_file():
-        return _file_identity(data, path, shown=text)
-    if path.is_dir():
-        return _folder_identity(data, path)
-    return DataIdentity("missing", f"{text} (not there to read)", f"missing:{text}")
+    paper = paper_items(benchmark)
+    if not paper:
+        return _file_identity(data, str(value), recorded)
+    found = _item_identity(paper, items)
+    if found.kind == "other" and recorded and "sha256" in recorded:  # two runs of one file
+        return replace(found, key=str(recorded["sha256"]))       # share their data's key
+    return found
 
 
-def _file_identity(data: PaperData, path: Path, *, shown: str) -> DataIdentity:
-    digest = sha256_file(path)
-    kind: Kind = "paper" if digest in data.files else "other"
-    return DataIdentity(kind, f"{shown} (sha256 {digest[:16]})", digest)
+def _item_identity(paper: Mapping[str, str], items: Mapping[str, str]) -> DataIdentity:
+    from creval.models.base import digest
+
+    if not items:
+        return DataIdentity("unrecorded", "no item digest recorded (a run of an older creval, "
+                            "or no finished unit): run it again to compare its data", "unrecorded")
+    ours, known = sorted(set(items.values())), set(paper.values())
+    outside = [k for k, d in items.items() if d not in known]
+    if outside:
+        changed = [k for k in outside if k in paper]
+        named = [f"{k} differs from the paper's" for k in changed[:5]]
+        if len(outside) > len(changed):
+            named.append(f"{len(outside) - len(changed)} not in the paper's data")
+        return DataIdentity("other", f"{len(outside)} of {len(items)} items are not the paper's "
+                            f"({'; '.join(named)})", digest(ours),
+                            paper_items=len(set(ours) & known), paper_total=len(known))
+    covered = len(ours)
+    shown = (f"the paper's data (all {len(known)} items)" if covered == len(known)
+             else f"{covered} of {len(known)} items of the paper's data")
+    return DataIdentity("paper", shown, "paper", paper_items=covered, paper_total=len(known))
 
 
-def _folder_identity(data: PaperData, folder: Path) -> DataIdentity:
+def _file_identity(data: PaperData, value: str, recorded: Mapping[str, Any] | None) -> DataIdentity:
+    if not recorded:
+        return DataIdentity("unrecorded", f"{value} (the run recorded no digest of it: a name "
+                            "its loader resolved, or a run of an older creval)", f"unrecorded:{value}")
+    if "sha256" in recorded:
+        sha = str(recorded["sha256"])
+        kind: Kind = "paper" if sha in data.files else "other"
+        return DataIdentity(kind, f"{value} (sha256 {sha[:16]})", "paper" if kind == "paper" else sha)
+    files = dict(recorded.get("files") or {})
     if not data.folder:
-        return DataIdentity("other", f"{folder} (a folder)", f"folder:{folder.resolve()}")
-    differing = []
-    for name, want in data.folder.items():
-        file = folder / name
-        if not file.is_file():
-            differing.append(f"{name} missing")
-        elif sha256_file(file) != want:
-            differing.append(f"{name} differs")
+        return DataIdentity("other", f"{value} (a folder)", json.dumps(files, sort_keys=True))
+    differing = [f"{name} {'differs' if name in files else 'missing'}"
+                 for name, want in data.folder.items() if files.get(name) != want]
     if differing:
-        return DataIdentity("other", f"{folder} ({', '.join(differing)})", f"folder:{folder.resolve()}")
-    return DataIdentity("paper", f"{folder} (every file with the paper's sha256)", "paper")
+        return DataIdentity("other", f"{value} ({', '.join(differing)})",
+                            json.dumps(files, sort_keys=True))
+    return DataIdentity("paper", f"{value} (every file with the paper's sha256)", "paper")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from creval._util.inputs import ITEM_DIGEST, resume_changes
 from creval._util.redact import redact_argv
 from creval.benchmarks.base import Benchmark, OptionsT
 from creval.errors import CrevalError
@@ -37,6 +38,7 @@ from creval.models.openai_batch import LEDGER, batch_options
 from creval.models.openai_batch_files import ledger_summary
 from creval.records import (
     RECORDS,
+    SCORES_FORMAT,
     ErrorCause,
     Scores,
     UnitCounts,
@@ -52,8 +54,6 @@ from creval.runner.executors import get_executor, using_executor
 from creval.runner.manifest import git_revision, package_versions
 from creval.runner.remote_model import on_actors
 from creval.runner.store import RunStore, read_manifest
-
-SCORES_FORMAT = 1
 
 
 @dataclass
@@ -181,9 +181,18 @@ def _check_inputs(store: RunStore, units: list[Unit], out: Path) -> None:
                 )
 
 
+def check_items(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
+    """Refuse a resume whose items or files read differ from the first part of the run."""
+    if problems := resume_changes(old.get("inputs") or {}, new.get("inputs") or {}):
+        raise CrevalError(
+            f"{out}: what this run asks differs from its first part: {'; '.join(problems)}. "
+            "Restore the files it read, or use another --out for a new run."
+        )
+
+
 def build_manifest(
     benchmark: Benchmark[OptionsT], options: OptionsT, models: dict[str, Model],
-    choices: dict[str, Choice] | None = None,
+    choices: dict[str, Choice] | None = None, units: list[Unit] | None = None,
 ) -> dict[str, Any]:
     model = models["target"]
     extra: dict[str, Any] = {"judge": describe(models["judge"])} if "judge" in models else {}
@@ -199,6 +208,10 @@ def build_manifest(
         **extra,
         "options": options.model_dump(mode="json"),
         "generation": benchmark.generation_fingerprint(options),
+        # what this invocation read, by digest, and its units in order with their items'
+        # digests: comparability and `creval verify` read these, never a file at a path
+        "inputs": {**benchmark.read_inputs(options),
+                   "units": {u.key: u.meta.get(ITEM_DIGEST) for u in units or []}},
         "seeds": {"seed": getattr(options, "seed", None), "rule": "sample i uses seed + i"},
         "command": redact_argv(sys.argv),
         "python": sys.version.split()[0],
@@ -226,12 +239,13 @@ def run_benchmark(
     model = models["target"]
     if settings.model.startswith("replay:"):
         options = _replay_options(benchmark, options, model)
-    units = benchmark.units(options)
+    units = benchmark.planned_units(options)
     unique = list({id(m): m for m in models.values()}.values())
-    manifest = build_manifest(benchmark, options, models, choices)
+    manifest = build_manifest(benchmark, options, models, choices, units)
     old = read_manifest(out)
     if old is not None:
         _check_compatible(old, manifest, out)
+        check_items(old, manifest, out)
         manifest["created"] = old.get("created", manifest["created"])
     finished = {k for k, r in latest_records(read_records(out / RECORDS)).items() if r.status == "ok"}
     if any(u.key not in finished for u in units):

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt
 from creval.benchmarks.neocoder.data import NeoCoderDataset, load_neocoder, states
@@ -99,7 +100,9 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
             if state.problem_id not in ids or (wanted is not None and state.t not in wanted):
                 continue
             meta = {"problem_id": state.problem_id, "round": state.round, "t": state.t,
-                    "constraints": list(state.constraints)}
+                    "constraints": list(state.constraints),
+                    ITEM_DIGEST: item_digest({"statement": state.statement,
+                                              "constraints": list(state.constraints)})}
             units.append(Unit(key=f"{state.problem_id}-r{state.round}",
                               run=self._evaluate_run(state.statement, state.problem_id, dataset, options),
                               meta=meta))

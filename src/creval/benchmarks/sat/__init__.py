@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Literal
 
+from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt, single_turn_unit, text_digest
 from creval.benchmarks.repeats import (
@@ -70,7 +71,8 @@ class SAT(Benchmark[SATOptions]):
                 prompt, temperature=options.temperature, max_tokens=options.max_tokens,
                 seed=options.seed,
             )
-            meta = {"id": story.id, "title": story.title, "story_digest": text_digest(story.story)}
+            meta = {"id": story.id, "title": story.title, "story_digest": text_digest(story.story),
+                    ITEM_DIGEST: item_digest({"title": story.title, "story": story.story})}
             units.extend(
                 single_turn_unit(repeat_key(f"story-{story.id}", r), request,
                                  sample=first_sample(r), meta=repeat_meta(meta, r))

@@ -13,8 +13,10 @@ is rendered back to ``Label: n`` lines for the same strict parser; each unit rec
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt
 from creval.benchmarks.repeats import (
@@ -24,7 +26,13 @@ from creval.benchmarks.repeats import (
     repeat_key,
     repeat_meta,
 )
-from creval.benchmarks.ttct.questions import Question, balanced, load_questions
+from creval.benchmarks.ttct.questions import (
+    JCQ_URL,
+    Question,
+    balanced,
+    download_path,
+    load_questions,
+)
 from creval.benchmarks.ttct.scoring import score_rubric_records
 from creval.judges.structured import as_text, render_rubric, rubric_schema
 from creval.models.base import GenerateRequest
@@ -75,6 +83,12 @@ class RubricBenchmark(Benchmark[RubricOptions]):
     def prompts(self, options: RubricOptions) -> dict[str, str]:
         return {"judge_prompt": self._judge_template(options)}
 
+    def input_files(self, options: RubricOptions) -> dict[str, Path]:
+        files = super().input_files(options)
+        if (options.questions or "") in {"upstream", JCQ_URL}:  # the download the loader read
+            files["questions"] = download_path(JCQ_URL)
+        return files
+
     def units(self, options: RubricOptions) -> list[Unit]:
         template = self._judge_template(options)
         source = options.judge_prompt_file or self.judge_prompt
@@ -108,7 +122,8 @@ class RubricBenchmark(Benchmark[RubricOptions]):
             return {"answers": answers, "judgements": verdicts[0], **again,
                     "judge_constrained": constrained}
 
-        meta = repeat_meta({"question_id": q.id, "task": q.task}, repeat)
+        item = item_digest({"task": q.task, "question": q.question})  # the content, not the id
+        meta = repeat_meta({"question_id": q.id, "task": q.task, ITEM_DIGEST: item}, repeat)
         return Unit(key=repeat_key(f"q-{q.id}", repeat), run=run, meta=meta)
 
     @property

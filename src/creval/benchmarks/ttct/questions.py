@@ -63,15 +63,20 @@ def load_questions(source: str | None, starter: tuple[str, str]) -> list[Questio
     return parse_questions(path.read_text(encoding="utf-8").splitlines(), str(path))
 
 
-def _download(url: str) -> str:
-    """Fetch ``url`` once and keep it in the cache folder."""
+def download_path(url: str) -> Path:
+    """Where the download of ``url`` is kept in the cache folder."""
     import hashlib
-
-    import httpx
 
     from creval._util.paths import cache_root
 
-    cached = cache_root() / "data" / (hashlib.sha256(url.encode()).hexdigest()[:16] + ".jsonl")
+    return cache_root() / "data" / (hashlib.sha256(url.encode()).hexdigest()[:16] + ".jsonl")
+
+
+def _download(url: str) -> str:
+    """Fetch ``url`` once and keep it in the cache folder."""
+    import httpx
+
+    cached = download_path(url)
     if cached.is_file():
         return cached.read_text(encoding="utf-8")
     try:

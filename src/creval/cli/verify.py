@@ -1,0 +1,55 @@
+"""``creval verify RUN|PROFILE``: whether a run's scores follow from its records, its manifest
+agrees with its requests, and the digests it recorded agree with its items and files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+def verify(
+    path: Annotated[Path, typer.Argument(help="A run directory, or a profile directory (every run below it).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per run (run, benchmark, ok, sound, differences, changed_since, notes, code).")] = False,
+) -> None:
+    """Re-derive a run's scores from records.jsonl with this version's scorer and check the
+    manifest, the recorded digests and scores.json against the records.
+
+    Exit 0 only when nothing differs; 1 when a run's files disagree (each difference named).
+    See docs/verify.md.
+    """
+    from creval.evaluation.verify import verify_path
+
+    results = verify_path(path)
+    if as_json:
+        typer.echo(json.dumps([r.as_dict() for r in results], indent=1, ensure_ascii=False))
+    else:
+        for line in _lines(results):
+            typer.echo(line)
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)
+
+
+def _lines(results: list[Any]) -> list[str]:
+    lines: list[str] = []
+    for r in results:
+        found = [*r.differences, *r.changed_since]
+        verdict = "verified: nothing differs" if r.ok else f"{len(found)} difference(s)"
+        lines.append(f"{r.run}: {r.benchmark or '?'}: {verdict}")
+        lines += [f"  - {d}" for d in found]
+        lines += [f"  note: {n}" for n in r.notes]
+        if r.code:
+            lines.append("  code: " + _code(r.code))
+    return lines
+
+
+def _code(code: dict[str, Any]) -> str:
+    def named(v: dict[str, Any]) -> str:
+        return f"creval {v.get('creval') or '?'} (git {v.get('git_revision') or 'unknown'})"
+
+    same = code.get("scores_the_same")
+    verdict = {True: "scores it the same", False: "scores it differently",
+               None: "could not re-score it"}[same]
+    return f"written by {named(code['run'])}; this is {named(code['this'])}, which {verdict}"
