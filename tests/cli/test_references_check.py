@@ -69,9 +69,9 @@ def test_jcq_every_judge_and_answer_option_and_the_judge_alias_are_said(tmp_path
     # --structured-judge true on an endpoint that cannot constrain: compared by its effect
     assert not any(w.startswith("structured_judge") for w in said), said
     assert any(n.startswith("structured_judge=true was asked but not applied") for n in found[0]["notes"])
-    assert not any("data" in w for w in said)  # the staged upstream file is the paper's
     assert not any(w.startswith("the data") for w in said)  # the staged upstream file is the paper's
-    assert "2 items behind the value (2 of 700 items of the paper's data), the paper measured 700" in said
+    assert ("2 items behind the value (questions with a parsed judgement; 2 of 2 judgements parsed; "
+            "2 of 700 items of the paper's data), the paper measured 700") in said, said
     text = creval("references", "check", str(tmp_path / "run")).stdout
     assert "jcq-released-judgements (seed 004): not comparable" in text
     assert "- max_tokens=64, the paper used 512" in text

@@ -141,9 +141,11 @@ def reasons(protocol: Protocol, run: RunConditions, *, items: int | Items,
     if of is not None:  # a subset of the paper's items: only those are behind the value
         valid = min(valid, of)
     if protocol.items is not None and valid < protocol.items:
-        what = f" ({items.what}; {items.detail})" if isinstance(items, Items) and items.detail else ""
-        part = "" if of is None else f" ({of} of {run.data.paper_total} items of the paper's data)"
-        out.append(f"{valid} item{'' if valid == 1 else 's'} behind the value{what}{part}, the "
+        said = [f"{items.what}; {items.detail}"] if isinstance(items, Items) and items.detail else []
+        if of is not None and of != run.data.paper_total:
+            said.append(f"{of} of {run.data.paper_total} items of the paper's data")
+        what = f" ({'; '.join(said)})" if said else ""
+        out.append(f"{valid} item{'' if valid == 1 else 's'} behind the value{what}, the "
                    f"paper measured {protocol.items}")
     return out
 
