@@ -304,10 +304,16 @@ class Check:
     reasons: tuple[str, ...]
     #: Protocol values the paper does not print, with where they come from.
     inferred: tuple[str, ...]
+    #: The unit of ``ours`` and ``value`` where a benchmark has several (DAT: x100 or 0-1).
+    unit: str | None = None
+    #: A comparable value computed from released per-trial lists (English DAT): the unpaired
+    #: difference, interval, p and verdict (:mod:`creval.evaluation.dat_released`).
+    placement: Mapping[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["reasons"], out["inferred"] = list(self.reasons), list(self.inferred)
+        out["placement"] = None if self.placement is None else dict(self.placement)
         return out
 
 
@@ -325,9 +331,27 @@ def check_measure(run: Run, measure: str, cond: RunConditions | None = None,
     out = []
     for paper in papers:
         for ref in paper.values:
-            if ref.benchmark == run.benchmark and ref.measure == measure:
+            if (ref.benchmark == run.benchmark and ref.measure == measure
+                    and not _other_language(paper.protocols[ref.protocol], cond)):
                 out.append(_check(run, ref, paper.protocols[ref.protocol], cond, ours, items))
+    if run.benchmark == "dat":  # English DAT: the released lists, re-scored by the run's scorer
+        from creval.evaluation.dat_released import released_checks
+
+        out += released_checks(run, measure, cond, scores, ours, items)
     return out
+
+
+def _other_language(protocol: Protocol, run: RunConditions) -> bool:
+    """A protocol of one language (its ``lang`` option) held against a run in another: not
+    listed at all (a Japanese paper's values say nothing of an English run).
+
+    >>> p = Protocol("p", "dat", "none", 100, None, "", options={"lang": "ja"})
+    >>> from creval.evaluation.paper_data import DataIdentity
+    >>> _other_language(p, RunConditions("dat", DataIdentity("none", ""), options={"lang": "en"}))
+    True
+    """
+    wanted, lang = protocol.options.get("lang"), run.options.get("lang")
+    return isinstance(wanted, str) and isinstance(lang, str) and wanted != lang
 
 
 def _check(run: Run, ref: Reference, protocol: Protocol, cond: RunConditions,
@@ -337,7 +361,19 @@ def _check(run: Run, ref: Reference, protocol: Protocol, cond: RunConditions,
                  subject=ref.subject, kind=ref.kind, paper=ref.paper, seed=ref.seed,
                  protocol=ref.protocol, described=protocol.description, source=ref.source,
                  value=ref.value, comparable=not why, reasons=tuple(why),
-                 inferred=tuple(inferred_notes(protocol)))
+                 inferred=tuple(inferred_notes(protocol)), unit=_unit(protocol))
+
+
+def _unit(protocol: Protocol) -> str | None:
+    """DAT's unit under ``protocol`` (x100 or 0-1); None for other benchmarks."""
+    if protocol.benchmark != "dat":
+        return None
+    from creval.evaluation.dat_released import dat_unit
+
+    variant = protocol.options.get("variant")
+    lang = protocol.options.get("lang")
+    return dat_unit(lang if isinstance(lang, str) else "en",
+                    variant[-1] if isinstance(variant, tuple) else variant)
 
 
 def check_run(run: Run, refs: Sequence[PaperReferences] | None = None,
