@@ -77,3 +77,15 @@ def test_bad_input_says_what_to_fix() -> None:
         permutation_p([1.0, float("nan")], [2.0])
     with pytest.raises(ValueError, match="confidence"):
         unpaired_difference([1.0], [2.0], confidence=1.5)
+
+
+def test_random_subsets_are_uniform() -> None:
+    """Both ways of drawing a random group give every member the same chance, k / n."""
+    from creval.metrics.unpaired import _subsets
+
+    rng = np.random.default_rng(0)
+    for n, k in ((50, 3), (10, 6)):
+        picks = _subsets(rng, n, k, 20000)
+        assert all(len(set(row)) == k for row in picks[:500].tolist())
+        counts = np.bincount(picks.ravel(), minlength=n) / 20000
+        assert np.allclose(counts, k / n, atol=0.02)

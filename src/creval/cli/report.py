@@ -49,7 +49,7 @@ def compare(
     intervals, units, requests and tokens; or, with --published / --paired, item-by-item
     paired comparisons."""
     from creval.reader import PROFILE, read_runs
-    from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
+    from creval.report.leaderboard import to_csv, to_html, to_markdown
 
     if homogeneity:
         from creval.cli.compare_homogeneity import compare_homogeneity_command

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
-from creval.report.references import PaperReferences, Protocol, Reference
+from creval.report.references import Protocol, Reference
 
 if TYPE_CHECKING:
     from creval.benchmarks.dat.scoring import DATScorer
@@ -57,6 +57,11 @@ CONDITIONS: dict[str, tuple[str, float, float | None]] = {
 #: 10, one answer per trial), in English.
 _FIXED: dict[str, Any] = {"lang": "en", "variant": ("auto", "olson"), "minimum": 7, "words": 10,
                           "attempts": (None, 1), "constrain_answers": False, "prompt_file": None}
+
+
+#: The options a DAT scorer is built from (the released lists are re-scored once per set).
+_SCORER_OPTIONS = ("lang", "variant", "vectors", "dictionary", "embedder", "minimum", "words",
+                   "reject_proper_nouns", "constrain_answers", "prompt_file")
 
 
 def dat_unit(lang: str, variant: str | None = None) -> str:
@@ -140,12 +145,16 @@ def released_groups(root: Path, options: Mapping[str, Any]) -> dict[str, list[Gr
     ``options`` (its scorer)."""
     from creval.benchmarks.dat.people import people_scores
 
-    key = json.dumps({k: v for k, v in options.items()}, sort_keys=True, default=str)
+    key = json.dumps({k: options[k] for k in _SCORER_OPTIONS if k in options}, sort_keys=True,
+                     default=str)
     people = people_scores(_scorer(options), root)
     out: dict[str, list[Group]] = {}
     for pid, (setting, _, _) in CONDITIONS.items():
-        groups = [Group(m, "model", n, values)
-                  for m, n, values in _released_scores(str(root), setting, key) if values]
+        try:
+            released = _released_scores(str(root), setting, key)
+        except CrevalError:  # a folder of people only (no models/): the people still stand
+            released = ()
+        groups = [Group(m, "model", n, values) for m, n, values in released if values]
         out[pid] = [*groups, Group(PEOPLE, "human", people.people, people.scores)]
     return out
 
@@ -181,8 +190,12 @@ def released_checks(run: Run, measure: str, cond: RunConditions, scores: Scores,
         return []
     protocols = released_protocols(options)
     trials = [float(v) for v in scores.per_item.get("dat_mean", []) if v is not None]
+    try:
+        found = released_groups(root, options)
+    except CrevalError:  # unreadable people's files: no placement, never a failed report
+        return []
     out: list[Check] = []
-    for pid, groups in released_groups(root, options).items():
+    for pid, groups in found.items():
         protocol = protocols[pid]
         refs = [Reference(PAPER, "004", g.subject, g.kind,  # type: ignore[arg-type]
                           "dat", measure, sum(g.values) / len(g.values), pid,
@@ -215,7 +228,7 @@ def placements(ours: Sequence[float], groups: Sequence[Sequence[float]], *,
     from creval.metrics.paired import holm
     from creval.metrics.unpaired import permutation_p, unpaired_difference
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for values in groups:
         d = unpaired_difference(list(values), list(ours), seed=seed)
         p = permutation_p(list(values), list(ours), seed=seed)

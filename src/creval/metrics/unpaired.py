@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["UnpairedDifference", "permutation_p", "unpaired_difference"]
 
@@ -139,10 +140,26 @@ def permutation_p(
     rng = np.random.default_rng(seed)
     hits = 0
     for start in range(0, resamples, 1000):  # bounded memory: 1,000 splits at a time
-        size = min(1000, resamples - start)
-        if k * 20 < n:  # a small group among many: draw its indices without replacement
-            picks = np.stack([rng.choice(n, size=k, replace=False) for _ in range(size)])
-        else:
-            picks = np.argsort(rng.random((size, n)), axis=1)[:, :k]
+        picks = _subsets(rng, n, k, min(1000, resamples - start))
         hits += int(np.sum(gaps(pooled[picks].sum(axis=1)) >= observed - tol))
     return (1 + hits) / (1 + resamples)
+
+
+def _subsets(rng: Any, n: int, k: int, size: int) -> Any:
+    """``size`` uniform random ``k``-subsets of ``range(n)``, one per row.
+
+    A small group among many (``k * k <= 2 n``) is drawn with replacement and the rows with
+    a repeated index drawn again (given distinct indices, every ordered draw is equally
+    likely: a uniform subset); else the ``k`` smallest of ``n`` random keys per row.
+    """
+    import numpy as np
+
+    if k * k > 2 * n:
+        return np.argpartition(rng.random((size, n)), k - 1, axis=1)[:, :k]
+    picks = rng.integers(0, n, size=(size, k))
+    while True:
+        ordered = np.sort(picks, axis=1)
+        repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+        if not repeated.any():
+            return picks
+        picks[repeated] = rng.integers(0, n, size=(int(repeated.sum()), k))
