@@ -335,9 +335,27 @@ def check_measure(run: Run, measure: str, cond: RunConditions | None = None,
                     and not _other_language(paper.protocols[ref.protocol], cond)):
                 out.append(_check(run, ref, paper.protocols[ref.protocol], cond, ours, items))
     if run.benchmark == "dat":  # English DAT: the released lists, re-scored by the run's scorer
-        from creval.evaluation.dat_released import released_checks
+        out += _released_checks(run, measure, cond, scores, ours, items)
+    return out
 
-        out += released_checks(run, measure, cond, scores, ours, items)
+
+def _released_checks(run: Run, measure: str, cond: RunConditions, scores: Scores,
+                     ours: float | None, items: int) -> list[Check]:
+    """English DAT against Chen and Ding's released lists and the people, re-scored by the
+    run's scorer (:mod:`creval.evaluation.dat_released`); a comparable protocol's checks
+    carry the unpaired placement of the run's valid trials among each group's lists."""
+    from dataclasses import replace
+
+    from creval.evaluation.dat_released import placements, released_references
+
+    trials = [float(v) for v in scores.per_item.get("dat_mean", []) if v is not None]
+    out: list[Check] = []
+    for protocol, refs in released_references(run, measure):
+        checks = [_check(run, ref, protocol, cond, ours, items) for ref, _ in refs]
+        if checks and checks[0].comparable and trials:
+            stats = placements(trials, [values for _, values in refs])
+            checks = [replace(c, placement=s) for c, s in zip(checks, stats, strict=True)]
+        out += checks
     return out
 
 

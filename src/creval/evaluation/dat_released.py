@@ -39,9 +39,7 @@ from creval.report.references import Protocol, Reference
 
 if TYPE_CHECKING:
     from creval.benchmarks.dat.scoring import DATScorer
-    from creval.evaluation.comparability import Check, RunConditions
     from creval.reader import Run
-    from creval.records import Scores
 
 PAPER = ("Chen and Ding 2023 (Findings of EMNLP), released DAT word lists "
          "(github.com/DingNLab/probing_creativity, MIT), and Olson et al. 2021 (PNAS) study 2")
@@ -174,45 +172,28 @@ def _eligible(options: Mapping[str, Any]) -> bool:
     return options.get("lang", "en") == "en" and variant in ("auto", "olson")
 
 
-def released_checks(run: Run, measure: str, cond: RunConditions, scores: Scores,
-                    ours: float | None, items: int) -> list[Check]:
-    """One :class:`~creval.evaluation.comparability.Check` per released model and the people
-    under each protocol of :func:`released_protocols`, for an English DAT run's ``dat_mean``;
-    a comparable one carries its unpaired placement. Empty when the run is not an English
-    Olson-scored DAT run, or the dat-humans folder is not found."""
-    from creval.evaluation.comparability import _check
-
+def released_references(run: Run, measure: str) -> list[tuple[Protocol, list[tuple[Reference, tuple[float, ...]]]]]:
+    """For an English DAT run's ``dat_mean``: each protocol of :func:`released_protocols` with
+    its references (the five released models and the people, each valued at the mean of its
+    re-scored valid lists) and the lists' scores behind each. Empty when the run is not an
+    English Olson-scored DAT run, or the dat-humans folder is not found or not readable
+    (a report never fails for it)."""
     options = dict(run.manifest.options)
     if run.benchmark != "dat" or measure != "dat_mean" or not _eligible(options):
         return []
     root = _root(options)
     if root is None:
         return []
-    protocols = released_protocols(options)
-    trials = [float(v) for v in scores.per_item.get("dat_mean", []) if v is not None]
     try:
         found = released_groups(root, options)
     except CrevalError:  # unreadable people's files: no placement, never a failed report
         return []
-    out: list[Check] = []
-    for pid, groups in found.items():
-        protocol = protocols[pid]
-        refs = [Reference(PAPER, "004", g.subject, g.kind,  # type: ignore[arg-type]
-                          "dat", measure, sum(g.values) / len(g.values), pid,
-                          f"{SOURCE}: {len(g.values)} of {g.lists} lists valid")
-                for g in groups if g.values]
-        checks = [_check(run, ref, protocol, cond, ours, items) for ref in refs]
-        if checks and checks[0].comparable and trials:
-            stats = placements(trials, [g.values for g in groups if g.values])
-            checks = [_with(c, s) for c, s in zip(checks, stats, strict=True)]
-        out += checks
-    return out
-
-
-def _with(check: Check, placement: dict[str, Any]) -> Check:
-    from dataclasses import replace
-
-    return replace(check, placement=placement)
+    protocols = released_protocols(options)
+    return [(protocols[pid], [
+        (Reference(PAPER, "004", g.subject, g.kind,  # type: ignore[arg-type]
+                   "dat", measure, sum(g.values) / len(g.values), pid,
+                   f"{SOURCE}: {len(g.values)} of {g.lists} lists valid"), g.values)
+        for g in groups if g.values]) for pid, groups in found.items()]
 
 
 def placements(ours: Sequence[float], groups: Sequence[Sequence[float]], *,

@@ -35,10 +35,6 @@ from creval.report.paired import PAIRED_JSON
 from creval.report.references import Protocol
 
 ALPHA = 0.05
-#: Options that do not change what is measured (how much was run, and how), and the data
-#: options (compared as the data's identity instead of the path).
-_NOT_PROTOCOL = {"limit", "seed", "concurrency", "states", "questions", "data", "source",
-                 "samples", "stories"}
 
 
 @dataclass
@@ -224,25 +220,6 @@ def compare_published(path: str | Path, *, published: str | Path | None = None) 
 
 
 # --- two of the user's runs ------------------------------------------------------------------
-
-def _protocol_of(run: Run) -> Protocol:
-    """Run ``run``'s own protocol, to hold another run against: its judge and roles by the
-    model ids their endpoints reported (else the spec); its data is compared apart
-    (:func:`_same_data`)."""
-    cond = run_conditions(run)
-    options = {k: v for k, v in cond.options.items() if k not in _NOT_PROTOCOL}
-    judge = cond.judge_reported or ((cond.judge,) if cond.judge is not None else None)
-    return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data="none", items=None,
-                    judge=judge, description=f"as run {run.path} measured",
-                    roles={r: cond.roles_reported.get(r) or (spec,) for r, spec in cond.roles.items()},
-                    options=options)
-
-
-def _same_data(a: Run, b: Run) -> str | None:
-    """None when both runs measured the same data (by content), else why not."""
-    da, db = run_conditions(a).data, run_conditions(b).data
-    return None if da.key == db.key else f"not comparable: the data {db.shown}, the first run's was {da.shown}"
-
 
 def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
     """Run (or profile) ``a`` against ``b`` on the items both measured, per benchmark and

@@ -19,28 +19,49 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from creval.errors import CrevalError
+from creval.evaluation.comparability import conditions_of, reasons
+from creval.report.references import Protocol
 
 if TYPE_CHECKING:
     from creval.reader import Run
 
 #: Options of the tested model's sampling, which two runs may differ in on purpose.
 SAMPLING = ("temperature", "top_p", "max_tokens")
+#: Options that do not change what is measured (how much was run, and how), and the data
+#: options (compared as the data's identity instead of the path).
+_NOT_PROTOCOL = {"limit", "seed", "concurrency", "states", "questions", "data", "source",
+                 "samples", "stories"}
+
+
+def _protocol_of(run: Run) -> Protocol:
+    """Run ``run``'s own protocol, to hold another run against: its judge and roles by the
+    model ids their endpoints reported (else the spec); its data is compared apart
+    (:func:`_same_data`)."""
+    cond = conditions_of(run)
+    options = {k: v for k, v in cond.options.items() if k not in _NOT_PROTOCOL}
+    judge = cond.judge_reported or ((cond.judge,) if cond.judge is not None else None)
+    return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data="none", items=None,
+                    judge=judge, description=f"as run {run.path} measured",
+                    roles={r: cond.roles_reported.get(r) or (spec,) for r, spec in cond.roles.items()},
+                    options=options)
+
+
+def _same_data(a: Run, b: Run) -> str | None:
+    """None when both runs measured the same data (by content), else why not."""
+    da, db = conditions_of(a).data, conditions_of(b).data
+    return None if da.key == db.key else f"not comparable: the data {db.shown}, the first run's was {da.shown}"
 
 
 def differences(first: Run, other: Run) -> list[str]:
     """Every way ``other`` measured differently from ``first`` (empty: alike), each naming
     the option and both values; the comparability rules, ``the first run`` for ``the paper``."""
-    from creval.evaluation.comparability import reasons
-    from creval.evaluation.paired import _protocol_of, _same_data, run_conditions
-    from creval.report.references import Protocol
-
     protocol = _protocol_of(first)
     options = dict(protocol.options)
     for name in SAMPLING:  # the tested model's sampling may differ: take the other's
         if name in options and name in other.manifest.options:
             options[name] = other.manifest.options[name]
     protocol = Protocol(**{**protocol.__dict__, "options": options})
-    why = reasons(protocol, run_conditions(other), items=0)
+    why = reasons(protocol, conditions_of(other), items=0)
     if (data := _same_data(first, other)) is not None:
         why.append(data.removeprefix("not comparable: "))
     return [w.replace("the paper's", "the first run's").replace("the paper", "the first run")
