@@ -144,3 +144,27 @@ def test_two_dat_runs_compared_unpaired_naming_whose_standing(runs: dict[str, Pa
     assert row["test"] == "unpaired" and row["subject"] == str(runs["placed"])
     assert row["verdict_of"] == str(runs["hot"]) and row["mdd"] is None
     assert "no item ids" not in done.stdout + done.stderr
+
+
+def test_profiles_measured_differently_are_ranked_apart(tmp_path: Path) -> None:
+    from _servers import ChatServer
+
+    def reply(body: dict[str, object]) -> tuple[int, str]:
+        return 200, LISTS[int(body.get("seed") or 0) % len(LISTS)]  # type: ignore[call-overload]
+
+    server = ChatServer(reply=reply)
+    key = {"OPENAI_API_KEY": "sk-test", "HF_HUB_OFFLINE": "1"}
+    try:
+        for name, extra in (("a", ()), ("b", ("--set", "dat.minimum=3"))):
+            done = creval("profile", "--model", f"openai:{name}", "--base-url", server.url,
+                          "--only", "dat", "--size", "smoke", "--set", "dat.trials=3", *extra,
+                          "--no-progress", "--out", str(tmp_path / name), env=key)
+            assert done.returncode == 0, done.stdout + done.stderr
+    finally:
+        server.close()
+    done = creval("compare", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert done.returncode == 0, done.stderr
+    assert "[group 1]" in done.stdout and "[group 2]" in done.stdout
+    assert f"dat group 2 ({tmp_path / 'b'}) measured differently from group 1: minimum=3, the first run used 7" in done.stdout
+    strict = creval("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--strict")
+    assert strict.returncode == 2 and "minimum=3, the first run used 7" in strict.stderr
