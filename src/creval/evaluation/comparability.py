@@ -285,11 +285,17 @@ class Check:
     notes: tuple[str, ...] = ()
     #: The items behind the run's value: valid, finished, planned (:class:`Items`).
     items: Items | None = None
+    #: The unit of ``ours`` and ``value`` where a benchmark has several (DAT: x100 or 0-1).
+    unit: str | None = None
+    #: A comparable value computed from released per-trial lists (English DAT): the unpaired
+    #: difference, interval, p and verdict (:mod:`creval.evaluation.dat_released`).
+    placement: Mapping[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["reasons"], out["inferred"] = list(self.reasons), list(self.inferred)
         out["notes"] = list(self.notes)
+        out["placement"] = None if self.placement is None else dict(self.placement)
         return out
 
 
@@ -307,10 +313,13 @@ def check_measure(run: Run, measure: str, cond: RunConditions | None = None,
     out = []
     for paper in papers:
         for ref in paper.values:
-            if ref.benchmark == run.benchmark and ref.measure == measure:
+            if (ref.benchmark == run.benchmark and ref.measure == measure
+                    and not _other_language(paper.protocols[ref.protocol], cond)):
                 protocol = paper.protocols[ref.protocol]
                 out.append(_check(run, ref, protocol, cond, ours, items,
                                   judged_itself(paper, protocol)))
+    if run.benchmark == "dat":  # English DAT: the released lists, re-scored by the run's scorer
+        out += _released_checks(run, measure, cond, scores, ours, items)
     return out
 
 
@@ -324,6 +333,39 @@ def judged_itself(paper: PaperReferences, protocol: Protocol) -> bool:
     return any(v.protocol == protocol.id and bare(v.subject) in names for v in paper.values)
 
 
+def _released_checks(run: Run, measure: str, cond: RunConditions, scores: Scores,
+                     ours: float | None, items: Items) -> list[Check]:
+    """English DAT against Chen and Ding's released lists and the people, re-scored by the
+    run's scorer (:mod:`creval.evaluation.dat_released`); a comparable protocol's checks
+    carry the unpaired placement of the run's valid trials among each group's lists."""
+    from dataclasses import replace
+
+    from creval.evaluation.dat_released import placements, released_references
+
+    trials = [float(v) for v in scores.per_item.get("dat_mean", []) if v is not None]
+    out: list[Check] = []
+    for protocol, refs in released_references(run, measure):
+        checks = [_check(run, ref, protocol, cond, ours, items, False) for ref, _ in refs]
+        if checks and checks[0].comparable and trials:
+            stats = placements(trials, [values for _, values in refs])
+            checks = [replace(c, placement=s) for c, s in zip(checks, stats, strict=True)]
+        out += checks
+    return out
+
+
+def _other_language(protocol: Protocol, run: RunConditions) -> bool:
+    """A protocol of one language (its ``lang`` option) held against a run in another: not
+    listed at all (a Japanese paper's values say nothing of an English run).
+
+    >>> p = Protocol("p", "dat", "none", 100, None, "", options={"lang": "ja"})
+    >>> from creval.evaluation.paper_data import DataIdentity
+    >>> _other_language(p, RunConditions("dat", DataIdentity("none", ""), options={"lang": "en"}))
+    True
+    """
+    wanted, lang = protocol.options.get("lang"), run.options.get("lang")
+    return isinstance(wanted, str) and isinstance(lang, str) and wanted != lang
+
+
 def _check(run: Run, ref: Reference, protocol: Protocol, cond: RunConditions,
            ours: float | None, items: Items, self_judging: bool) -> Check:
     why = reasons(protocol, cond, items=items, self_judging=self_judging)
@@ -331,7 +373,20 @@ def _check(run: Run, ref: Reference, protocol: Protocol, cond: RunConditions,
                  subject=ref.subject, kind=ref.kind, paper=ref.paper, seed=ref.seed,
                  protocol=ref.protocol, described=protocol.description, source=ref.source,
                  value=ref.value, comparable=not why, reasons=tuple(why),
-                 inferred=tuple(inferred_notes(protocol)), notes=cond.notes, items=items)
+                 inferred=tuple(inferred_notes(protocol)), notes=cond.notes, items=items,
+                 unit=_unit(protocol))
+
+
+def _unit(protocol: Protocol) -> str | None:
+    """DAT's unit under ``protocol`` (x100 or 0-1); None for other benchmarks."""
+    if protocol.benchmark != "dat":
+        return None
+    from creval.evaluation.dat_released import dat_unit
+
+    variant = protocol.options.get("variant")
+    lang = protocol.options.get("lang")
+    return dat_unit(lang if isinstance(lang, str) else "en",
+                    variant[-1] if isinstance(variant, tuple) else variant)
 
 
 def check_run(run: Run, refs: Sequence[PaperReferences] | None = None,

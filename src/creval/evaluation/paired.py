@@ -35,10 +35,6 @@ from creval.report.paired import PAIRED_JSON
 from creval.report.references import Protocol
 
 ALPHA = 0.05
-#: Options that do not change what is measured (how much was run, and how), and the data
-#: options (compared as the data's identity instead of the path).
-_NOT_PROTOCOL = {"limit", "seed", "concurrency", "states", "questions", "data", "source",
-                 "samples", "stories"}
 
 
 @dataclass
@@ -96,10 +92,24 @@ def paired_row(benchmark: str, subject: str, measure: str, theirs: dict[str, flo
     a, b = [theirs[i] for i in items], [ours[i] for i in items]
     d = paired_difference(a, b, seed=0)
     p = sign_flip_p(a, b, seed=0)
-    return {"benchmark": benchmark, "subject": subject, "measure": measure, "n": d.n,
-            "difference": d.difference, "low": d.low, "high": d.high, "p": p, "p_holm": p,
-            "mdd": min_detectable_difference(sd=d.sd, n=d.n) if d.n > 1 else None,
-            "published": sum(a) / len(a), "this": sum(b) / len(b)}
+    row = {"benchmark": benchmark, "subject": subject, "measure": measure, "n": d.n,
+           "difference": d.difference, "low": d.low, "high": d.high, "p": p, "p_holm": p,
+           "mdd": None, "published": sum(a) / len(a), "this": sum(b) / len(b), "test": "paired",
+           "left_out_subject": len(theirs) - d.n, "left_out_this": len(ours) - d.n}
+    if d.n < 2:
+        row["mdd_reason"] = "one paired item: no spread of the differences to test against"
+    elif d.sd == 0:
+        row["mdd_reason"] = ("the differences have no spread (every item differs by the same "
+                             "amount): no detectable difference can be computed")
+        row["note"] = (f"the same value on every one of the {d.n} paired items: nothing was "
+                       "measured to distinguish the two (the differences have no spread, so "
+                       "the interval and p are no measure of precision)" if d.difference == 0
+                       else f"every one of the {d.n} paired items differs by exactly "
+                       f"{d.difference:.4g}: the differences have no spread, so the interval "
+                       "is no measure of precision")
+    else:
+        row["mdd"] = min_detectable_difference(sd=d.sd, n=d.n)
+    return row
 
 
 def _item_order(item: str) -> tuple[int, str]:
@@ -131,6 +141,8 @@ def published_rows(run: Run, *, published: Path | None = None,
                    measures: Sequence[str] | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Uncorrected rows of ``run`` against every published model, or why there are none."""
     bench = run.manifest.benchmark
+    if bench == "dat":  # trials are exchangeable: unpaired, against the released lists
+        return dat_published_rows(run)
     protocol = source_protocol(bench)
     if protocol is None:
         return [], f"no paper released per-item results of {bench}"
@@ -153,6 +165,32 @@ def published_rows(run: Run, *, published: Path | None = None,
     return rows, None if rows else "no item measured by both"
 
 
+def dat_published_rows(run: Run) -> tuple[list[dict[str, Any]], str | None]:
+    """An English DAT run's unpaired rows against the five released models and the people
+    (:mod:`creval.evaluation.dat_released`), or why there are none."""
+    from creval.evaluation.comparability import check_measure
+    from creval.evaluation.dat_released import CONDITIONS, released_missing
+
+    if run.scores is None:
+        return [], "the run has no scores yet"
+    checks = [c for c in check_measure(run, "dat_mean") if c.protocol in CONDITIONS]
+    if not checks:
+        return [], released_missing(run)
+    placed = [c for c in checks if c.placement is not None]
+    if not placed:
+        why = {c.protocol: "; ".join(c.reasons) or "no valid trial" for c in checks}
+        return [], "not comparable with the released lists: " + " | ".join(
+            f"{pid}: {text}" for pid, text in why.items())
+    rows = []
+    for c in placed:
+        stats = dict(c.placement or {})
+        rows.append({"benchmark": "dat", "subject": c.subject, "measure": c.measure,
+                     "n": stats["n_published"] + stats["n_this"], **stats, "mdd": None,
+                     "mdd_reason": "unpaired: no detectable difference is computed",
+                     "protocol": c.protocol, "unit": c.unit, "verdict_of": str(run.path)})
+    return rows, None
+
+
 def compare_published_report(path: str | Path, *, published: Path | None = None,
                              measures: Sequence[str] | None = None) -> PairedReport:
     """Every run under ``path`` (a run or a profile directory) against the published
@@ -168,7 +206,7 @@ def compare_published_report(path: str | Path, *, published: Path | None = None,
             continue
         run = read_run(run_dir)
         rows, why = published_rows(run, published=published, measures=measures)
-        report.rows += rows
+        report.rows += [{**r, "verdict_of": str(run_dir)} for r in rows]
         if why:
             report.skipped.append({"run": str(run_dir), "benchmark": run.manifest.benchmark,
                                    "reason": why})
@@ -190,34 +228,13 @@ def compare_published(path: str | Path, *, published: str | Path | None = None) 
 
 # --- two of the user's runs ------------------------------------------------------------------
 
-def _protocol_of(run: Run) -> Protocol:
-    """Run ``run``'s own protocol, to hold another run against: its judge and roles by the
-    model ids their endpoints reported (else the spec); its data is compared apart
-    (:func:`_same_data`)."""
-    cond = run_conditions(run)
-    options = {k: v for k, v in cond.options.items() if k not in _NOT_PROTOCOL}
-    judge = cond.judge_reported or ((cond.judge,) if cond.judge is not None else None)
-    return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data="none", items=None,
-                    judge=judge, description=f"as run {run.path} measured",
-                    roles={r: cond.roles_reported.get(r) or (spec,) for r, spec in cond.roles.items()},
-                    options=options)
-
-
-def _same_data(a: Run, b: Run) -> str | None:
-    """None when both runs measured the same data (by content), else why not."""
-    da, db = run_conditions(a).data, run_conditions(b).data
-    return None if da.key == db.key else f"not comparable: the data {db.shown}, the first run's was {da.shown}"
-
-
-def _generation_options(run: Run) -> set[str]:
-    """Options of the tested model's sampling, which two runs may differ in on purpose."""
-    return {"temperature", "top_p", "max_tokens"} & set(run.manifest.options)
-
-
 def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
     """Run (or profile) ``a`` against ``b`` on the items both measured, per benchmark and
     measure: ``difference`` is ``a`` minus ``b``. Runs must share benchmark, data, judge,
-    evaluator roles and scoring options (sampling options may differ)."""
+    evaluator roles and scoring options (sampling options may differ):
+    :func:`creval.evaluation.run_groups.differences`. DAT is compared unpaired."""
+    from creval.evaluation.run_groups import differences
+
     runs_a = {read_run(d).manifest.benchmark: d for d in _run_dirs(Path(a))}
     runs_b = {read_run(d).manifest.benchmark: d for d in _run_dirs(Path(b))}
     shared = [bench for bench in runs_a if bench in runs_b]
@@ -226,19 +243,21 @@ def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
     report = PairedReport()
     for bench in shared:
         run_a, run_b = read_run(runs_a[bench]), read_run(runs_b[bench])
-        protocol = _protocol_of(run_a)
-        free = _generation_options(run_a)
-        protocol = Protocol(**{**protocol.__dict__, "options": {  # sampling may differ
-            k: run_b.manifest.options.get(k) if k in free else v
-            for k, v in protocol.options.items()}})
-        reason = comparable(protocol, run_b) or _same_data(run_a, run_b)
-        if reason is not None:
-            reason = reason.replace("the paper's", "the first run's").replace("the paper", "the first run")
+        differs = differences(run_a, run_b)  # the rules of `creval compare A B`'s grouping
+        reason = "not comparable: " + "; ".join(differs) if differs else None
         if reason is None and (run_a.scores is None or run_b.scores is None):
             reason = "a run has no scores yet"
         if reason is not None:
             report.skipped.append({"run": f"{runs_a[bench]} vs {runs_b[bench]}",
                                    "benchmark": bench, "reason": reason})
+            continue
+        if bench == "dat":  # one prompt, exchangeable trials: nothing to pair by
+            row = _unpaired_runs(run_a, run_b)
+            if row is None:
+                report.skipped.append({"run": f"{runs_a[bench]} vs {runs_b[bench]}",
+                                       "benchmark": bench, "reason": "a run has no valid trial"})
+            else:
+                report.rows.append({**row, "verdict_of": str(runs_b[bench])})
             continue
         values_a, values_b = run_item_values(run_a), run_item_values(run_b)
         if not values_a:
@@ -247,9 +266,24 @@ def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
         for measure in sorted(set(values_a) & set(values_b)):
             row = paired_row(bench, str(runs_a[bench]), measure, values_a[measure], values_b[measure])
             if row is not None:
-                report.rows.append(row)
+                report.rows.append({**row, "verdict_of": str(runs_b[bench])})
     finish(report.rows)
     return report
+
+
+def _unpaired_runs(a: Run, b: Run) -> dict[str, Any] | None:
+    """DAT run ``a`` against ``b``: ``mean(a) - mean(b)`` of the valid trials, unpaired."""
+    from creval.evaluation.dat_released import placements
+
+    values_a, values_b = ([float(v) for v in (r.scores.per_item.get("dat_mean", []) if r.scores else [])
+                           if v is not None] for r in (a, b))
+    if not values_a or not values_b:
+        return None
+    (stats,) = placements(values_b, [values_a])
+    return {"benchmark": "dat", "subject": str(a.path), "measure": "dat_mean",
+            "n": stats["n_published"] + stats["n_this"], **stats, "mdd": None,
+            "mdd_reason": "unpaired: no detectable difference is computed",
+            "n_subject": stats["n_published"], "published": stats["published"]}
 
 
 # --- into the run's and the profile's reports -----------------------------------------------

@@ -101,7 +101,8 @@ def place(run: Run, key: str, cond: RunConditions | None = None) -> list[dict[st
     return [{"subject": c.subject, "kind": c.kind, "value": c.value, "source": c.source,
              "paper": c.paper, "seed": c.seed, "protocol": c.protocol, "described": c.described,
              "comparable": c.comparable, "reasons": list(c.reasons), "inferred": list(c.inferred),
-             "reason": None if c.comparable else "not comparable: " + "; ".join(c.reasons)}
+             "reason": None if c.comparable else "not comparable: " + "; ".join(c.reasons),
+             "unit": c.unit, "placement": None if c.placement is None else dict(c.placement)}
             for c in check_measure(run, key, cond)]
 
 

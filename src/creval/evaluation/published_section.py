@@ -4,6 +4,7 @@ run has (not only a profile's headline measures), placed by :mod:`creval.evaluat
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from creval.evaluation.comparability import check_run
 from creval.reader import read_run
@@ -22,8 +23,9 @@ def with_published_section(run_dir: Path, scores: Scores) -> Scores:
     checks = check_run(read_run(run_dir), scores=scores)
     if not checks:
         return scores.model_copy(update={"sections": kept})
-    rows = [{"measure": c.measure, "ours": c.ours, "subject": c.subject, "published": c.value,
-             "protocol": c.protocol, "comparable": "yes" if c.comparable else "no",
+    rows = [{"measure": c.measure, "ours": c.ours, "subject": c.subject,
+             "published": f"{c.value:.4g} {c.unit}" if c.unit else c.value,
+             "protocol": c.protocol, "comparable": _placed(c.placement) if c.comparable else "no",
              "why not": "; ".join(c.reasons) or "-"} for c in checks]
     placed = sum(c.comparable for c in checks)
     text = (f"{placed} of {len(checks)} published value(s) were measured the way this run "
@@ -41,3 +43,12 @@ def with_published_section(run_dir: Path, scores: Scores) -> Scores:
     section = {"title": PUBLISHED_SECTION, "text": text, "rows": rows,
                "columns": ["measure", "ours", "subject", "published", "protocol", "comparable", "why not"]}
     return scores.model_copy(update={"sections": [*kept, section]})
+
+
+def _placed(placement: Any) -> str:
+    """A comparable value's cell: yes, with the unpaired placement where there is one."""
+    if not placement:
+        return "yes"
+    from creval.report.paired import placement_text
+
+    return "yes: " + placement_text(placement)

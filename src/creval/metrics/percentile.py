@@ -17,6 +17,12 @@ resampled people below ``m*`` is exactly Binomial(n, share below ``m*``) and the
 with it, of the rest, Binomial(rest, ties / (people not below)), so a resample costs two
 binomial draws and a binary search instead of ``n`` draws (same distribution).
 
+With ``groups`` (one label per trial: DAT's trial index when a run has repeats), a resample
+draws whole groups with replacement, each with all its values (a cluster bootstrap: Davison
+and Hinkley 1997, section 3.8), since repeats of one trial are not independent trials. With a
+single trial (or a single group) the model's side has nothing to resample and the interval
+covers the sampling of the people only (``HumanPercentile.covers`` says which).
+
 >>> people = [60.0, 70.0, 75.0, 80.0, 90.0]
 >>> round(percentile_of_score(people, 78.0), 1)
 60.0
@@ -30,7 +36,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,6 +59,11 @@ class HumanPercentile:
     n_people: int
     confidence: float
     resamples: int
+    #: What the interval covers: "trials and people", "groups of trials and people" (with
+    #: ``groups``) or "people only" (one trial or one group: nothing of the model's to resample).
+    covers: str = "trials and people"
+    #: Groups the model's trials were resampled in (None: each trial alone).
+    n_groups: int | None = None
 
 
 def _finite(values: Sequence[float], name: str) -> np.ndarray:
@@ -101,10 +112,21 @@ def human_percentile(
     confidence: float = 0.95,
     resamples: int = 2000,
     seed: int = 0,
+    groups: Sequence[Hashable] | None = None,
 ) -> HumanPercentile:
     """The percentile of the mean of ``model`` (one score per trial) among ``people`` (one
-    score per person), with a ``confidence`` percentile bootstrap interval over both."""
+    score per person), with a ``confidence`` percentile bootstrap interval over both;
+    ``groups`` (one label per value of ``model``) resamples the model's values by group.
+
+    >>> r = human_percentile([77.0, 79.0, 78.0, 80.0], [60.0, 70.0, 75.0, 80.0, 90.0],
+    ...                      groups=[0, 0, 1, 1])
+    >>> r.covers, r.n_groups, r.n_model
+    ('groups of trials and people', 2, 4)
+    >>> human_percentile([78.0], [60.0, 70.0, 75.0, 80.0, 90.0]).covers
+    'people only'
+    """
     trials = _finite(model, "model")
+    members = _members(groups, len(trials))
     data = np.sort(_finite(people, "people"))
     _kind(kind)
     if not 0.0 < confidence < 1.0:
@@ -115,7 +137,7 @@ def human_percentile(
     mean = float(trials.mean())
     point = percentile_of_score(data.tolist(), mean, kind=kind)
     rng = np.random.default_rng(seed)
-    means = trials[rng.integers(0, len(trials), size=(resamples, len(trials)))].mean(axis=1)
+    means = _resampled_means(trials, members, resamples, rng)
     below = np.searchsorted(data, means, side="left")
     tied = np.searchsorted(data, means, side="right") - below
     drawn_below = rng.binomial(n, below / n)
@@ -127,4 +149,36 @@ def human_percentile(
     low, high = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
     return HumanPercentile(mean=mean, percentile=point, low=float(low), high=float(high),
                            n_model=len(trials), n_people=n, confidence=confidence,
-                           resamples=resamples)
+                           resamples=resamples, covers=_covers(len(trials), members),
+                           n_groups=None if members is None else len(members))
+
+
+def _members(groups: Sequence[Hashable] | None, n: int) -> list[list[int]] | None:
+    """The indices of each group's values, in order of first appearance."""
+    if groups is None:
+        return None
+    if isinstance(groups, (str, bytes)) or len(groups) != n:
+        raise ValueError(f"groups must give one label per model value: {n} values, "
+                         f"{len(groups)} labels.")
+    out: dict[Hashable, list[int]] = {}
+    for i, label in enumerate(groups):
+        out.setdefault(label, []).append(i)
+    return list(out.values())
+
+
+def _resampled_means(trials: np.ndarray, members: list[list[int]] | None, resamples: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """The mean of each resample of the model's values: values, or whole groups, drawn with
+    replacement."""
+    if members is None:
+        return trials[rng.integers(0, len(trials), size=(resamples, len(trials)))].mean(axis=1)
+    sums = np.array([trials[m].sum() for m in members])
+    sizes = np.array([len(m) for m in members], dtype=float)
+    picks = rng.integers(0, len(members), size=(resamples, len(members)))
+    return np.asarray(sums[picks].sum(axis=1) / sizes[picks].sum(axis=1))
+
+
+def _covers(n: int, members: list[list[int]] | None) -> str:
+    if n == 1 or (members is not None and len(members) == 1):
+        return "people only"
+    return "trials and people" if members is None else "groups of trials and people"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,10 @@ HOW_TO_READ = (
     "higher), with a paired bootstrap 95% interval; p is a paired sign-flip permutation test, "
     "p_holm the same after Holm's correction across every comparison of this report. "
     "p_holm < 0.05 says which is ahead; otherwise the two are not distinguishable on these "
-    "items, and a true difference smaller than mdd (80% power) could well go unseen."
+    "items, and a true difference smaller than mdd (80% power) could well go unseen. English "
+    "DAT is compared unpaired (test 'unpaired') with the five released models and the people, "
+    "every list re-scored by this run's scorer: a two-sample bootstrap interval and a "
+    "permutation p of the difference in means."
 )
 
 
@@ -50,12 +54,18 @@ def standing(row: dict[str, Any]) -> str:
     >>> standing({**row, "verdict": "not distinguishable", "p_holm": 0.4})
     'not distinguishable from GPT-4o (p = 0.4 after Holm; 700 items detect about 0.04 at 80% power)'
     """
-    if row["difference"] == 0 and row["low"] == row["high"] == 0:
-        return f"the same as {row['subject']} on every one of the {row['n']} paired items"
+    if row.get("note"):  # no spread in the differences: nothing measured to distinguish
+        return f"{row['verdict']} against {row['subject']}: {row['note']}"
     if row["verdict"] == "behind":
         return f"behind {row['subject']} (p = {_p(row['p_holm'])} after Holm < 0.05)"
     if row["verdict"] == "ahead":
         return f"ahead of {row['subject']} (p = {_p(row['p_holm'])} after Holm < 0.05)"
+    if row.get("test") == "unpaired":
+        return (f"not distinguishable from {row['subject']} (p = {_p(row['p_holm'])} after Holm; "
+                f"unpaired, {row.get('n_published')} vs {row.get('n_this')} trials)")
+    if row.get("mdd") is None:
+        why = row.get("mdd_reason") or "no detectable difference computed"
+        return f"not distinguishable from {row['subject']} (p = {_p(row['p_holm'])} after Holm; {why})"
     return (f"not distinguishable from {row['subject']} (p = {_p(row['p_holm'])} after Holm; "
             f"{row['n']} items detect about {_num(row['mdd'])} at 80% power)")
 
@@ -71,22 +81,54 @@ def sentence(row: dict[str, Any], *, this: str = "this model") -> str:
             f"[{_num(row['low'])}, {_num(row['high'])}], p = {_p(row['p_holm'])} after Holm")
 
 
+def placement_text(p: Mapping[str, Any]) -> str:
+    """One placement in words.
+
+    >>> placement_text({"difference": 1.5, "low": 0.5, "high": 2.5, "p_holm": 0.01,
+    ...                 "verdict": "behind", "n_published": 40, "n_this": 20})
+    'published - this run = 1.5 [0.5, 2.5], p_holm 0.01 (unpaired, 40 vs 20 lists): behind'
+    """
+    return (f"published - this run = {p['difference']:.3g} [{p['low']:.3g}, {p['high']:.3g}], "
+            f"p_holm {p['p_holm']:.2g} (unpaired, {p['n_published']} vs {p['n_this']} lists): "
+            f"{p['verdict']}")
+
+
 def rows_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows as shown: rounded, with the standing in words."""
     return [{"benchmark": r["benchmark"], "measure": r["measure"], "subject": r["subject"],
-             "n": r["n"], "difference": _num(r["difference"], signed=True),
+             "test": r.get("test", "paired"), "n": _n(r),
+             "difference": _num(r["difference"], signed=True) + (f" {r['unit']}" if r.get("unit") else ""),
              "95% interval": f"[{_num(r['low'])}, {_num(r['high'])}]", "p": _p(r["p"]),
-             "p_holm": _p(r["p_holm"]), "mdd": _num(r["mdd"]), "verdict": r["verdict"]}
+             "p_holm": _p(r["p_holm"]), "mdd": _num(r.get("mdd")), "verdict": r["verdict"],
+             "verdict of": r.get("verdict_of", "this run")}
             for r in rows]
+
+
+def _n(row: dict[str, Any]) -> str:
+    """The row's items: paired (with those left out of either side) or unpaired (each side).
+
+    >>> _n({"n": 5, "left_out_subject": 2, "left_out_this": 0})
+    '5 (left out: 2 of the subject, 0 of this)'
+    >>> _n({"test": "unpaired", "n": 30, "n_published": 10, "n_this": 20})
+    '10 vs 20'
+    """
+    if row.get("test") == "unpaired":
+        return f"{row.get('n_published')} vs {row.get('n_this')}"
+    left = (row.get("left_out_subject"), row.get("left_out_this"))
+    if any(left):
+        return f"{row['n']} (left out: {left[0]} of the subject, {left[1]} of this)"
+    return str(row["n"])
 
 
 HOW_TO_READ_RUNS = (
     "Each row pairs the two runs' per-item values on the same items. The difference is the "
     "first run minus the second, with a paired bootstrap 95% interval; p is a paired sign-flip "
     "permutation test, p_holm the same after Holm's correction across every row. p_holm < 0.05 "
-    "says which run is ahead (the verdict is the second run's standing: behind means the first "
-    "scored higher); otherwise they are not distinguishable, and a true difference smaller "
-    "than mdd (80% power) could well go unseen."
+    "says which run is ahead (the verdict is the second run's standing, named in 'verdict of': "
+    "behind means the first scored higher); otherwise they are not distinguishable, and a "
+    "true difference smaller than mdd (80% power) could well go unseen. DAT runs are compared "
+    "unpaired (test 'unpaired': a trial is one draw of one prompt, so no trial has a partner): "
+    "a two-sample bootstrap interval of the difference in means and a permutation p."
 )
 
 

@@ -22,6 +22,18 @@ PROFILE_HTML = "profile.html"
 KINDS = ("convergent", "divergent", "evaluator")
 
 
+
+def _placed(ref: dict[str, Any]) -> str:
+    """The profile table's "placed" cell: yes (with the unpaired placement where there is
+    one: English DAT among the released lists), or the reason it is not placed."""
+    if not ref["comparable"]:
+        return str(ref["reason"])
+    if ref.get("placement"):
+        from creval.report.paired import placement_text
+
+        return "yes: " + placement_text(ref["placement"])
+    return "yes"
+
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -76,8 +88,9 @@ def render_profile_markdown(doc: dict[str, Any]) -> str:
                 continue
             out += [f"### Published: {m['label']} ({m['key']})", ""]
             out.append(markdown_table([
-                {"subject": r["subject"], "kind": r["kind"], "value": r["value"],
-                 "placed": "yes" if r["comparable"] else r["reason"], "source": r["source"]}
+                {"subject": r["subject"], "kind": r["kind"],
+                 "value": f"{r['value']:.4g} {r['unit']}" if r.get("unit") else r["value"],
+                 "placed": _placed(r), "source": r["source"]}
                 for r in m["references"]]))
             out.append("")
             if m.get("inferred"):

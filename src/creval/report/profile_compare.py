@@ -53,11 +53,11 @@ def render_profile_leaderboard(rows: list[dict[str, Any]]) -> str:
            "Rank (the ranks the 95% intervals allow); tied: the intervals overlap.", ""]
     measure = None
     for row in rows:
-        key = (row["family"], row["benchmark"], row["key"])
+        key = (row["family"], row["benchmark"], row["key"], row["label"])  # a group: its label
         if key != measure:
             measure = key
             out += ["", f"## {row['label']} ({row['benchmark']}.{row['key']}, {row['kind']})", ""]
-            block = [r for r in rows if (r["family"], r["benchmark"], r["key"]) == key]
+            block = [r for r in rows if (r["family"], r["benchmark"], r["key"], r["label"]) == key]
             out.append(markdown_table([
                 {"rank": _rank(r), "model": r["model"], "value": r["value"],
                  "interval": _interval(r), "n": None if r["n"] != r["n"] else r["n"],

@@ -120,3 +120,17 @@ def test_scoring_a_word_list_places_it_among_people(tmp_path: Path) -> None:
     done = creval("score", "dat", *GPT4, "--people", str(root))
     assert done.returncode == 0, done.stderr
     assert "human_percentile=" in done.stdout and "People's percentile" in done.stdout
+
+
+def test_one_trial_says_its_interval_covers_the_people_only(tmp_path: Path) -> None:
+    root = _small_people(tmp_path / "people", rows=60)
+    scorer = _scorer()
+    one = place_among_people(_run([80.0]), scorer, str(root))
+    assert one.extra("people")["interval_covers"] == "people only"
+    assert any("over the people only: one trial" in n for n in one.notes)
+    repeats = Scores(per_item={"dat_mean": [80.0, 78.0, 81.0, 79.0]}).with_extra(trials=[
+        {"key": k, "score": v} for k, v in (("trial-00000", 80.0), ("trial-00000~r1", 78.0),
+                                            ("trial-00001", 81.0), ("trial-00001~r1", 79.0))])
+    grouped = place_among_people(repeats, scorer, str(root))
+    assert grouped.extra("people")["interval_covers"] == "groups of trials and people"
+    assert any("each with its repeats" in n for n in grouped.notes)

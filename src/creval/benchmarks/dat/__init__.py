@@ -22,6 +22,11 @@ class DATOptions(RepeatOptions):
     lang: Literal["en", "ja"] = option("en", "Language of the prompt and the answers.")
     trials: int = option(100, "Independent trials (the paper uses 100).", kind="scale", ge=1)
     max_tokens: int = option(160, "Maximum tokens per answer.", ge=1)
+    top_p: float = option(
+        1.0, "Nucleus sampling: draw from the fewest tokens whose probability reaches top_p "
+        "(1: no cut). Chen and Ding's released lists used 0.9 at temperature 0.7.",
+        gt=0.0, le=1.0,
+    )
     prompt_file: str | None = option(None, "Your own prompt wording (a text file).")
     variant: Literal["auto", "olson", "all-valid"] = option(
         "auto",
@@ -98,6 +103,7 @@ class DAT(Benchmark[DATOptions]):
         request = GenerateRequest.chat(
             self.prompt(options),
             temperature=options.temperature,
+            top_p=options.top_p,
             max_tokens=options.max_tokens,
             seed=options.seed,
             response_schema=word_list_schema(options.words, options.lang) if options.constrain_answers else None,

@@ -133,6 +133,32 @@ def fidelity_note(scorer: DATScorer) -> str:
             "bench/dat_embedder_fidelity.py measures it.")
 
 
+def trial_groups(scores: Scores) -> list[str] | None:
+    """The trial of each valid value of ``dat_mean`` when the run has repeats (a trial's
+    repeats are resampled together), else None (each trial alone).
+
+    >>> s = Scores().with_extra(trials=[{"key": "trial-00000", "score": 70.0},
+    ...     {"key": "trial-00000~r1", "score": 72.0}, {"key": "trial-00001", "score": None}])
+    >>> trial_groups(s)
+    ['trial-00000', 'trial-00000']
+    """
+    keys = [str(t.get("key", "")) for t in scores.extra("trials", []) if t.get("score") is not None]
+    if not any("~r" in k for k in keys):
+        return None
+    return [k.split("~r", 1)[0] for k in keys]
+
+
+def _interval_words(covers: str, trials: int) -> str:
+    """How the percentile's interval was drawn, in the note's words."""
+    if covers == "people only":
+        return (f"95% bootstrap over the people only: {'one trial' if trials == 1 else 'one trial with its repeats'} "
+                "gives the model's side nothing to resample, so the interval leaves out the "
+                "model's own sampling noise.")
+    if covers == "groups of trials and people":
+        return "95% bootstrap over trials (each with its repeats) and people."
+    return "95% bootstrap over trials and people."
+
+
 def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
                        *, seed: int = 0) -> Scores:
     """``scores`` with ``human_percentile`` (and ``_low``/``_high``) among the people
@@ -159,7 +185,7 @@ def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
     if not found.scores:
         note = f"People's percentile: not computed: none of the {found.people} people has a valid list under this scorer."
         return scores.model_copy(update={"notes": [*scores.notes, note]})
-    r = human_percentile(model, list(found.scores), seed=seed)
+    r = human_percentile(model, list(found.scores), seed=seed, groups=trial_groups(scores))
     mean = sum(found.scores) / len(found.scores)
     sd = math.sqrt(sum((v - mean) ** 2 for v in found.scores) / max(len(found.scores) - 1, 1))
     headline = {**scores.headline, "human_percentile": round(r.percentile, 2),
@@ -168,11 +194,11 @@ def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
             f"[{r.low:.1f}, {r.high:.1f}] of {len(found.scores):,} people (study 2 of Olson et al. "
             f"2021; {found.people - len(found.scores):,} of {found.people:,} without a valid list), "
             f"their words re-scored by the same scorer as the model (people's mean {mean:.2f}, sd {sd:.2f}); "
-            "95% bootstrap over trials and people. Not compared with the files' official scores "
+            f"{_interval_words(r.covers, r.n_model)} Not compared with the files' official scores "
             f"(other vectors). {fidelity_note(scorer)}")
     extra = {"source": SOURCE, "root": str(root), "studies": list(found.studies),
              "people": found.people, "scored": len(found.scores), "mean": round(mean, 4),
              "sd": round(sd, 4), "cache_key": found.key, "percentile_kind": "mean",
-             "confidence": r.confidence, "resamples": r.resamples}
+             "confidence": r.confidence, "resamples": r.resamples, "interval_covers": r.covers}
     updated = scores.model_copy(update={"headline": headline, "notes": [*scores.notes, note]})
     return updated.with_extra(people=extra)
