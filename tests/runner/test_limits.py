@@ -9,7 +9,7 @@ import doctest
 import pytest
 
 from creval.runner import limits
-from creval.runner.limits import AdaptiveGate, AdaptiveLimit, Ticket, learned_limit, remember
+from creval.runner.limits import AdaptiveGate, AdaptiveLimit, learned_limit, remember
 
 
 def test_the_module_examples_run() -> None:
@@ -52,42 +52,56 @@ def test_other_failures_and_cancelled_requests_leave_the_limit_alone() -> None:
 
 def test_answers_grow_the_limit_back_one_per_round_and_never_past_the_request() -> None:
     limit = AdaptiveLimit(8, limit=1.0)
-    answers = 0
-    while limit.allowed < 8:
-        limit.finish(limit.start(), "ok")
-        answers += 1
-    assert answers == sum(range(1, 8))  # 1 + 2 + ... + 7: a round of answers per step
-    for _ in range(50):
-        limit.finish(limit.start(), "ok")
+    assert _answers_to(limit, 8) == sum(range(1, 8))  # 1 + 2 + ... + 7: a round per step
+    for _ in range(10):
+        _answers_to(limit, 9, rounds=1)
     assert limit.allowed == 8 and limit.limit == 8.0
+
+
+def test_answers_grow_the_limit_only_when_it_was_reached() -> None:
+    """At the end of a run fewer requests are left than allowed: their answers say nothing
+    about more, and neither do those sent before a back-off."""
+    limit = AdaptiveLimit(8, limit=3.0)
+    for _ in range(20):
+        ticket = limit.start()  # one at a time: never 3 in flight
+        limit.finish(ticket, "ok")
+    assert limit.allowed == 3
+    first, second, third = (limit.start() for _ in range(3))
+    limit.finish(third, "503")  # 3 -> 1
+    limit.finish(first, "ok")
+    limit.finish(second, "ok")
+    assert limit.limit == 1.0
+
+
+def _answers_to(limit: AdaptiveLimit, level: int, *, rounds: int | None = None) -> int:
+    """Answers, in rounds that fill the limit, until ``level`` is allowed (or ``rounds``)."""
+    count = done = 0
+    while limit.allowed < level and (rounds is None or done < rounds):
+        tickets = [limit.start() for _ in range(limit.allowed)]
+        for ticket in tickets:
+            limit.finish(ticket, "ok")
+        count, done = count + len(tickets), done + 1
+    return count
 
 
 def test_growth_is_slow_back_to_the_level_that_overloaded_the_server() -> None:
     limit = AdaptiveLimit(8)
 
     def overload_at(level: int) -> None:
-        while limit.in_flight < level:
-            ticket = limit.start()
-        limit.finish(ticket, "timeout")
-        while limit.in_flight:
-            limit.finish(Ticket(-1, 0), "other")
-
-    def answers_to(level: int) -> int:
-        count = 0
-        while limit.allowed < level:
-            limit.finish(limit.start(), "ok")
-            count += 1
-        return count
+        tickets = [limit.start() for _ in range(level)]
+        limit.finish(tickets[-1], "timeout")
+        for ticket in tickets[:-1]:
+            limit.finish(ticket, "other")
 
     overload_at(6)  # 6 in flight overloaded it: 3 allowed
     assert (limit.allowed, limit.ceiling, limit.repeats) == (3, 6, 0)
-    assert answers_to(4) == 3  # far below the ceiling: a round (3 answers) per step
-    assert answers_to(5) == 4
-    assert answers_to(6) == 4 * 5  # back to the ceiling: four rounds
+    assert _answers_to(limit, 4) == 3  # far below the ceiling: a round (3 answers) per step
+    assert _answers_to(limit, 5) == 4
+    assert _answers_to(limit, 6) == 4 * 5  # back to the ceiling: four rounds
     overload_at(6)  # the same level again: twice slower still
     assert (limit.allowed, limit.repeats) == (3, 1)
-    assert answers_to(5) == 3 + 4 and answers_to(6) == 8 * 5
-    assert answers_to(7) == 6  # past it at the usual pace, and then it is forgotten
+    assert _answers_to(limit, 5) == 3 + 4 and _answers_to(limit, 6) == 8 * 5
+    assert _answers_to(limit, 7) == 6  # past it at the usual pace, and then it is forgotten
     assert limit.ceiling is None and limit.repeats == 0
 
 

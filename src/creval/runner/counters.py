@@ -114,7 +114,7 @@ def adaptation_lines(usages: Sequence[Mapping[str, Any]]) -> list[str]:
     >>> run = {"endpoints": {"http://h/v1": {"requested": 8, "started": 8, "final": 1,
     ...        "lowest": 1, "backoffs": 3, "timeouts": 5, "rate_limited": 0, "unavailable": 0}}}
     >>> adaptation_lines([run])
-    ['endpoint http://h/v1: concurrency 8 -> 1 after 5 timeouts (start there with --concurrency 1)']
+    ['endpoint http://h/v1: concurrency 8 -> 1 after 5 timeouts']
     """
     merged: dict[str, dict[str, int]] = {}
     for usage in usages:
@@ -134,7 +134,5 @@ def adaptation_lines(usages: Sequence[Mapping[str, Any]]) -> list[str]:
         if row["lowest"] < row["final"]:
             line += f" (lowest {row['lowest']})"
         line += f" after {', '.join(causes)}" if causes else " (learned earlier in this process)"
-        if row["final"] < row["requested"]:
-            line += f" (start there with --concurrency {row['final']})"
         lines.append(line)
     return lines

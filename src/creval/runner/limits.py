@@ -9,8 +9,9 @@ window (additive increase, multiplicative decrease):
 * an **overload** (a timeout, a 429, a 503) of a request sent since the last back-off halves
   the requests allowed in flight (of those that were in flight when it was sent, at least
   one); overloads of requests sent before it are the same event and change nothing more;
-* each **answer** raises the limit by ``1 / limit`` (about one more request per round of
-  answers) up to the requested value; the step back up to the level that last overloaded
+* each **answer** to a request sent since the last back-off, while the endpoint had as many
+  requests in flight as allowed (a limit never reached proves nothing), raises the limit by
+  ``1 / limit`` (one more request per round of answers) up to the requested value; the step back up to the level that last overloaded
   the server is four times slower, and twice slower again each time that level (or a lower
   one) overloads it again, so that a server that takes three at once is not pushed to four
   every few answers. Once the limit has grown past that level, it is forgotten.
@@ -32,9 +33,13 @@ sweep do not each time out again before they back off.
 (True, 4)
 >>> limit.finish(tickets[6], "timeout"), limit.allowed    # sent before the back-off
 (False, 4)
->>> limit.excused(tickets[6], "timeout"), limit.excused(tickets[0], None)
+>>> limit.excused(tickets[6], "timeout"), limit.excused(tickets[0], "ok")
 (True, False)
->>> for t in tickets[:6]:
+>>> for t in tickets[:6]:    # answers to requests sent before the back-off: no growth
+...     _ = limit.finish(t, "ok")
+>>> limit.allowed
+4
+>>> for t in [limit.start() for _ in range(4)]:    # a round at the new limit, answered
 ...     _ = limit.finish(t, "ok")
 >>> limit.allowed, limit.timeouts
 (5, 2)
@@ -60,11 +65,12 @@ MOST_REPEATS = 4
 
 @dataclass(frozen=True)
 class Ticket:
-    """One request let through: the back-off epoch it was sent in and how many requests of
-    the endpoint were in flight then, itself included."""
+    """One request let through: the back-off epoch it was sent in, how many requests of the
+    endpoint were in flight then (itself included) and how often the limit had been full."""
 
     epoch: int
     in_flight: int
+    full_before: int = 0
 
 
 @dataclass
@@ -80,6 +86,8 @@ class AdaptiveLimit:
     #: Back-offs in a row at or below the ceiling before them (each slows the growth more).
     repeats: int = 0
     epoch: int = 0
+    #: Times a request filled the limit (in flight reached allowed).
+    full: int = 0
     started_at: int = 0
     lowest: int = 0
     backoffs: int = 0
@@ -108,8 +116,11 @@ class AdaptiveLimit:
 
     def start(self) -> Ticket:
         """Let one request through (the caller checked :meth:`can_start`)."""
+        before = self.full
         self.in_flight += 1
-        return Ticket(self.epoch, self.in_flight)
+        if self.in_flight >= self.allowed:
+            self.full += 1
+        return Ticket(self.epoch, self.in_flight, before)
 
     def finish(self, ticket: Ticket, outcome: Outcome) -> bool:
         """The request of ``ticket`` ended with ``outcome``; True when the limit backed off."""
@@ -117,7 +128,8 @@ class AdaptiveLimit:
         if outcome != "other":
             self.counts[outcome] = self.counts.get(outcome, 0) + 1
         if outcome == "ok":
-            self._grow()
+            if ticket.epoch == self.epoch and self.full > ticket.full_before:
+                self._grow()  # sent at the current limit, which was reached meanwhile
             return False
         if outcome not in OVERLOADS or ticket.epoch != self.epoch:
             return False
