@@ -118,5 +118,6 @@ def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | N
     root = out or default_out(request)
     planned = plan_profile(request, root)
     costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,
-                       concurrency=concurrency, prices=parse_prices(price, prices))
+                       concurrency=concurrency, prices=parse_prices(price, prices),
+                       progress=True)
     show_plan(costs, root / "plan.json")

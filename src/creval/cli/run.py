@@ -117,7 +117,8 @@ def run(
         from creval.evaluation.plans import slug
 
         costs = plan_costs([(g.model, g.plan) for g in grid], judge=judge, roles=roles,
-                           concurrency=concurrency, prices=parse_prices(price or [], prices))
+                           concurrency=concurrency, prices=parse_prices(price or [], prices),
+                           progress=True)
         show_plan(costs, (out or Path("runs") / slug(models[0])) / "plan.json")
         return
     if executor not in ("local", "ray"):
