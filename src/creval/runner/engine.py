@@ -299,10 +299,11 @@ class Runner:
             if endpoint in self.down:
                 raise EndpointDown(endpoint)
             ticket = await gate.acquire()
+            if endpoint in self.down:  # it went down while this one waited
+                gate.release(ticket, "other")
+                raise EndpointDown(endpoint)
             outcome: Outcome = "other"
             try:
-                if endpoint in self.down:
-                    raise EndpointDown(endpoint)
                 tally = tally_requests()
                 try:
                     result = await call()
