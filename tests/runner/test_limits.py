@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import doctest
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +203,37 @@ def test_against_a_one_slot_server_the_limit_settles_where_nothing_times_out() -
     assert answered == 60
     assert state.timeouts >= 1 and state.lowest <= 4 and state.backoffs >= 1
     assert final <= 6  # settled near what the server takes, not back at 8
+
+
+def test_the_runner_backs_off_on_503_and_429_from_a_real_endpoint(tmp_path: Path) -> None:
+    """The openai backend marks 429 and 503 as overloads: the runner halves the endpoint's
+    requests in flight, says so in its counters, and every unit is answered; a 500 is
+    retried like before and leaves the limit alone."""
+    from _servers import ChatServer
+
+    from creval.models import get_model
+    from creval.models.base import GenerateRequest
+    from creval.runner import RetryPolicy, Runner, RunStore, Unit, UnitContext
+
+    server = ChatServer(script=[503, 429, 500])
+    model = get_model("openai:scripted", base_url=server.url, api_key="k", concurrency=4)
+
+    def unit(i: int) -> Unit:
+        async def run(ctx: UnitContext) -> dict[str, str]:
+            (answer,) = await ctx.generate(GenerateRequest.chat(f"q{i}", max_tokens=5))
+            return {"text": answer.text}
+
+        return Unit(key=f"u{i}", run=run)
+
+    runner = Runner(RunStore(tmp_path), {"target": model}, progress=False,
+                    retry=RetryPolicy(attempts=3, base_delay=0.01))
+    try:
+        records = asyncio.run(runner.run([unit(i) for i in range(8)]))
+    finally:
+        server.close()
+    assert sorted(r.status for r in records) == ["ok"] * 8
+    [(endpoint, seen)] = runner.counters.endpoints.items()
+    assert endpoint == server.url and seen["requested"] == 4
+    assert seen["unavailable"] == 1 and seen["rate_limited"] == 1 and seen["timeouts"] == 0
+    assert 1 <= seen["backoffs"] <= 2 and seen["lowest"] <= 2
+    assert runner.counters.per_model[model.spec]["retries"] == 3
