@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import select
 import socket
 import subprocess
 import sys
@@ -23,15 +24,26 @@ def echo(body: dict[str, Any]) -> tuple[int, str]:
 
 class ChatServer:
     """Answers ``POST /v1/chat/completions``. ``script`` holds status codes consumed one per
-    request (non-200 answers are errors with Retry-After: 0); then ``reply`` decides."""
+    request (non-200 answers are errors with Retry-After: 0); then ``reply`` decides.
 
-    def __init__(self, script: list[int] | None = None, reply: Reply = echo) -> None:
+    With ``slots``, at most that many chat requests are worked on at once, each for
+    ``delay`` seconds, the others wait their turn: a llama.cpp server with one slot. Like
+    llama-cpp-python's server, it finishes a request whose client has gone (timed out) before
+    taking the next; ``abandoned`` counts those, ``most_waiting`` the longest queue seen.
+    """
+
+    def __init__(self, script: list[int] | None = None, reply: Reply = echo, *,
+                 slots: int | None = None, delay: float = 0.0) -> None:
         self.script = list(script or [])
         #: the model id the answers report: None, the one asked for (as OpenAI-compatible
         #: servers do); "", none at all (no ``model`` field); else this id
         self.reports: str | None = None
         self.seen = 0
         self.bodies: list[dict[str, Any]] = []
+        self.abandoned = 0
+        self.waiting = self.most_waiting = 0
+        slot = threading.BoundedSemaphore(slots) if slots else None
+        lock = threading.Lock()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -53,6 +65,34 @@ class ChatServer:
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if slot is None:
+                    self._answer(body)
+                    return
+                with lock:
+                    owner.waiting += 1
+                    owner.most_waiting = max(owner.most_waiting, owner.waiting)
+                with slot:
+                    with lock:
+                        owner.waiting -= 1
+                    time.sleep(delay)  # the work, done whether the client still waits or not
+                    try:
+                        if not self._gone():
+                            self._answer(body)
+                            return
+                    except OSError:  # it went while the answer was written
+                        pass
+                    with lock:
+                        owner.abandoned += 1
+
+            def _gone(self) -> bool:
+                """Whether the client closed the connection (it timed out)."""
+                readable, _, _ = select.select([self.connection], [], [], 0)
+                try:
+                    return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    return True
+
+            def _answer(self, body: dict[str, Any]) -> None:
                 owner.seen += 1
                 owner.bodies.append(body)
                 status = owner.script.pop(0) if owner.script else 200

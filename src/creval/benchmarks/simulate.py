@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions
+from creval.embed.stand_in import stand_in_embedders
 from creval.models.base import Capabilities, Completion, GenerateRequest, TokenLogprob, Usage
 from creval.models.prompt_scoring import PromptScores
 from creval.runner.engine import Unit
@@ -100,7 +101,8 @@ def simulate_units(
     """The requests of ``units`` (default: all of the benchmark's) answered by ``answer``,
     and how many units were driven.
 
-    No model is called and nothing is written. A unit that fails on a stand-in answer (it
+    No model is called, nothing is written and no sentence model is loaded (embedders are
+    stand-ins: :func:`creval.embed.stand_in.stand_in_embedders`). A unit that fails on a stand-in answer (it
     expected another shape) keeps the calls it made before. ``capabilities`` are what the
     units are told the models can do (default: everything, so ``n`` samples go in one call).
     With ``budget`` (seconds), units are taken in :func:`spread` order and no new one is
@@ -128,5 +130,6 @@ def simulate_units(
             except Exception:  # noqa: BLE001 - a stand-in answer of the wrong shape ends it
                 continue
 
-    asyncio.run(every())
+    with stand_in_embedders():  # a unit's retrieval needs no sentence model to be counted
+        asyncio.run(every())
     return calls, driven

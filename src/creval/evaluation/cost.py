@@ -20,10 +20,13 @@ file); creval ships no price list.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
+import re
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,6 +45,8 @@ SAMPLE_UNITS = 40
 #: :func:`creval.benchmarks.simulate.simulate_units`): units with heavy local work
 #: (retrieval, NLI, a sandbox) are then sampled more thinly.
 SIMULATION_BUDGET = 4.0
+#: Seconds after which ``--plan`` says which benchmark it is still planning.
+SLOW_PLAN = 2.0
 #: Assumed seconds per output token and per request when no earlier run measured them.
 ASSUMED_SECONDS = {"local": (1 / 60, 0.2), "other": (1 / 50, 0.6)}
 
@@ -161,19 +166,53 @@ def token_counter(spec: str) -> Tokens:
         except (ImportError, ValueError, RuntimeError, OSError):
             pass
         else:
-            def text(value: str) -> int:
-                return len(vocab.tokenize(value.encode(), add_bos=False, special=False))
+            pieces = _by_pieces if vocab.metadata.get("tokenizer.ggml.model") == "gpt2" else _whole
+            text = pieces(lambda v: len(vocab.tokenize(v.encode(), add_bos=False, special=False)))
+            rendered = pieces(lambda v: len(vocab.tokenize(v.encode(), add_bos=False, special=True)))
+            chat = None if template is None else Jinja2ChatFormatter(
+                template=template, eos_token="", bos_token="")  # compiled once, not per prompt
 
             def prompt(messages: Sequence[tuple[str, str]]) -> int:
-                if template is None or any(r == "text" for r, _ in messages):
+                if chat is None or any(r == "text" for r, _ in messages):
                     return sum(text(t) for _, t in messages)
-                chat = Jinja2ChatFormatter(template=template, eos_token="", bos_token="")
                 chat_messages: Any = [{"role": r, "content": t} for r, t in messages]
-                rendered = chat(messages=chat_messages)
-                return len(vocab.tokenize(rendered.prompt.encode(), add_bos=False, special=True))
+                return rendered(chat(messages=chat_messages).prompt)
 
             return Tokens(text, prompt, f"{path.name} tokenizer")
     return Tokens(estimate_tokens, _estimated_prompt, "estimated from characters")
+
+
+#: Where a BPE tokenizer splits a text anyway: before a space and a letter after a non-space,
+#: and before a line break between two letters or digits.
+_PIECE = re.compile(r"(?<=\S)(?= [^\W\d_])|(?<=[^\W_])(?=\n[^\W_])")
+
+
+def _by_pieces(count: Callable[[str], int]) -> Callable[[str], int]:
+    r"""``count`` (a BPE tokenizer's) as the sum over a text's words and lines, each distinct
+    piece counted once: a plan's prompts repeat the same words and lines, and llama.cpp
+    tokenizes at ~10 us per character (a standard profile's prompts took a minute). Exact
+    for BPE tokenizers, which never merge across these splits; not for SentencePiece ones
+    (each piece would get a space of its own), which count whole texts.
+
+    >>> calls = []
+    >>> words = _by_pieces(lambda t: calls.append(t) or len(t.split()))
+    >>> text = "one two\nthree " * 400
+    >>> words(text) == len(text.split()), sorted(set(calls))
+    (True, ['\nthree', '\nthree ', ' one', ' two', 'one'])
+    """
+    @functools.lru_cache(maxsize=1 << 16)
+    def piece(text: str) -> int:
+        return count(text)
+
+    def counted(text: str) -> int:
+        return sum(piece(p) for p in _PIECE.split(text))
+
+    return counted
+
+
+def _whole(count: Callable[[str], int]) -> Callable[[str], int]:
+    """``count`` of whole texts, each distinct text counted once."""
+    return functools.lru_cache(maxsize=1 << 12)(count)
 
 
 @contextlib.contextmanager
@@ -238,17 +277,18 @@ def _earlier(run_dir: Path, benchmark: str) -> dict[str, dict[str, float]] | Non
 def plan_costs(
     cells: Sequence[tuple[str, Plan]], *, judge: str | None = None,
     roles: Mapping[str, str] | None = None, concurrency: int | None = None,
-    prices: Mapping[str, Price] | None = None,
+    prices: Mapping[str, Price] | None = None, progress: bool = False,
 ) -> list[RoleCost]:
     """Every role's requests, tokens, time and cost of each (model, plan) in ``cells``,
-    without calling a model."""
+    without calling a model; with ``progress``, a line on stderr for each benchmark that
+    takes more than :data:`SLOW_PLAN` seconds."""
     from creval.benchmarks.simulate import simulate_units
     from creval.evaluation.roles import choose
     from creval.models import ModelOptions
 
     counters: dict[str, Tokens] = {}
     out: list[RoleCost] = []
-    for model, plan in cells:
+    for model, plan in _announced(cells, progress):
         choices = choose(plan.benchmark, model=model, model_options=ModelOptions(),
                          judge=plan.judge or judge, judge_options=None,
                          roles={**(roles or {}), **plan.roles}, role_options={})
@@ -291,6 +331,22 @@ def plan_costs(
                                 round(given), round(taken), basis, tokenizers.get(role, "measured"),
                                 round(seconds, 1), None if cost is None else round(cost, 4)))
     return out
+
+
+def _announced(cells: Sequence[tuple[str, Plan]], progress: bool) -> Iterator[tuple[str, Plan]]:
+    """``cells`` one by one; with ``progress``, one that is still being planned after
+    :data:`SLOW_PLAN` seconds is named on stderr."""
+    for i, (model, plan) in enumerate(cells, 1):
+        line = (f"planning {plan.benchmark.name} ({i} of {len(cells)}) for {model}: driving its "
+                "units with stand-in answers ...")
+        timer = threading.Timer(SLOW_PLAN, print, (line,), {"file": sys.stderr, "flush": True})
+        timer.daemon = True
+        if progress:
+            timer.start()
+        try:
+            yield model, plan
+        finally:
+            timer.cancel()
 
 
 def _stand_in(given: Mapping[str, str | None], filler: Callable[[int], str]) -> Answer:

@@ -34,8 +34,15 @@ class SolutionJudge(Protocol):
 JudgeFactory = Callable[..., SolutionJudge]
 
 
-@functools.lru_cache(maxsize=4)
 def _embedder(spec: str) -> Embedder:
+    from creval.embed import get_embedder
+    from creval.embed.stand_in import standing_in
+
+    return get_embedder(spec) if standing_in() else _loaded_embedder(spec)  # --plan: not kept
+
+
+@functools.lru_cache(maxsize=4)
+def _loaded_embedder(spec: str) -> Embedder:
     from creval.embed import get_embedder
 
     return get_embedder(spec)

@@ -286,11 +286,18 @@ class ModelError(Exception):
 
 
 class TransientModelError(ModelError):
-    """A generation failed in a way that may pass on retry (rate limit, 5xx, timeout)."""
+    """A generation failed in a way that may pass on retry (rate limit, 5xx, timeout).
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+    ``overload`` says when the endpoint was too busy to answer: ``timeout`` (the request, or
+    the gateway in front of the server, timed out), ``429`` or ``503``; the runner then lowers
+    the requests it sends there at once (:mod:`creval.runner.limits`).
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None,
+                 overload: Literal["timeout", "429", "503"] | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.overload = overload
 
 
 class EndpointUnreachable(ModelError):

@@ -8,7 +8,8 @@ half a millisecond of CPU per request (``bench/runner_vs_inspect.py``). The SDK'
 retries are off: the runner retries, told by the error type:
 
 * 408 / 409 / 429 / 5xx and timeouts -> :class:`TransientModelError` (``retry_after`` from the
-  ``Retry-After`` / ``Retry-After-Ms`` header when the server sends one);
+  ``Retry-After`` / ``Retry-After-Ms`` header when the server sends one; timeouts, 408, 429,
+  503 and 504 marked as ``overload``, for the runner's adaptive concurrency);
 * connection refused, DNS failure -> :class:`EndpointUnreachable`;
 * any other 4xx -> :class:`ModelError` carrying the server's message.
 
@@ -44,7 +45,7 @@ import json
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from creval._util.redact import redact_text, redact_url
@@ -70,6 +71,9 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: Seconds that :meth:`OpenAIModel.check` waits for an answer.
 CHECK_TIMEOUT = 5.0
 _TRANSIENT_STATUS = {408, 409, 429}
+#: Statuses that say the server is too busy: the runner lowers its requests in flight.
+_OVERLOAD_STATUS: dict[int, Literal["timeout", "429", "503"]] = {
+    408: "timeout", 504: "timeout", 429: "429", 503: "503"}
 
 
 def normalise_base_url(url: str | None) -> str:
@@ -277,7 +281,7 @@ class OpenAIModel:
                 return self._unreachable(exc)
             return TransientModelError(
                 f"{self.spec}: the request to {self.base_url} timed out after "
-                f"{self.options.timeout:g}s"
+                f"{self.options.timeout:g}s", overload="timeout",
             )
         if isinstance(exc, openai.APIConnectionError):
             if _has_connect_error(exc):
@@ -290,7 +294,8 @@ class OpenAIModel:
             status = exc.status_code
             text = f"{self.spec}: {redact_text(exc.message)}"
             if status in _TRANSIENT_STATUS or status >= 500:
-                return TransientModelError(text, retry_after=parse_retry_after(exc.response.headers))
+                return TransientModelError(text, retry_after=parse_retry_after(exc.response.headers),
+                                           overload=_OVERLOAD_STATUS.get(status))
             if status == 404 and not self.base_url.endswith("/v1"):
                 text += " (does --base-url need to end in /v1?)"
             return ModelError(text)

@@ -10,15 +10,21 @@ the report:
   Batch API, a request is a line the server ran (answered or failed with an HTTP status)
   whose outcome this invocation collected: a line of a refused batch, or one its batch
   expired before running, counts none;
-* ``cache_hits``: samples served from the response cache instead of a request.
+* ``cache_hits``: samples served from the response cache instead of a request;
+* ``timeouts``: requests that timed out (each also a retry or an error);
+* ``endpoints``: per endpoint whose concurrency adapted or that was overloaded, the requests
+  in flight requested, started with, ended with and at the lowest, its back-offs, timeouts,
+  429s (``rate_limited``) and 503s (``unavailable``) (see :mod:`creval.runner.limits`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-FIELDS = ("requests", "cache_hits", "retries", "errors", "input_tokens", "output_tokens")
+FIELDS = ("requests", "cache_hits", "retries", "errors", "input_tokens", "output_tokens",
+          "timeouts")
 UNIT_FIELDS = ("units_ok", "units_failed", "units_not_run")
 
 
@@ -37,6 +43,7 @@ class Counters:
     units_ok: int = 0
     units_failed: int = 0
     units_not_run: int = 0
+    endpoints: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def add(self, model: str, **amounts: int) -> None:
         row = self.per_model.setdefault(model, dict.fromkeys(FIELDS, 0))
@@ -54,6 +61,7 @@ class Counters:
             "units_failed": self.units_failed,
             "units_not_run": self.units_not_run,
             "models": {m: dict(row) for m, row in self.per_model.items()},
+            **({"endpoints": dict(self.endpoints)} if self.endpoints else {}),
         }
 
 
@@ -96,3 +104,35 @@ def totals(usage: dict[str, Any]) -> dict[str, int]:
     for name in ("requests", "retries", "cache_hits", "input_tokens", "output_tokens"):
         row[name] = sum(int(m.get(name) or 0) for m in (usage.get("models") or {}).values())
     return row
+
+
+def adaptation_lines(usages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per endpoint whose concurrency adapted, over the ``as_dict`` counters of one
+    or more runs in the order they ran (a profile's): from the first run's requested value to
+    the last one's, and why.
+
+    >>> run = {"endpoints": {"http://h/v1": {"requested": 8, "started": 8, "final": 1,
+    ...        "lowest": 1, "backoffs": 3, "timeouts": 5, "rate_limited": 0, "unavailable": 0}}}
+    >>> adaptation_lines([run])
+    ['endpoint http://h/v1: concurrency 8 -> 1 after 5 timeouts']
+    """
+    merged: dict[str, dict[str, int]] = {}
+    for usage in usages:
+        for endpoint, row in (usage.get("endpoints") or {}).items():
+            seen = merged.setdefault(endpoint, {**row, "timeouts": 0, "rate_limited": 0,
+                                                "unavailable": 0})
+            seen["final"] = row["final"]
+            seen["lowest"] = min(seen["lowest"], row["lowest"])
+            for name in ("timeouts", "rate_limited", "unavailable"):
+                seen[name] += int(row.get(name) or 0)
+    lines = []
+    for endpoint, row in merged.items():
+        causes = [f"{row[k]} {name}{'' if row[k] == 1 else 's'}" for k, name in
+                  (("timeouts", "timeout"), ("rate_limited", "429"), ("unavailable", "503"))
+                  if row[k]]
+        line = f"endpoint {endpoint}: concurrency {row['requested']} -> {row['final']}"
+        if row["lowest"] < row["final"]:
+            line += f" (lowest {row['lowest']})"
+        line += f" after {', '.join(causes)}" if causes else " (learned earlier in this process)"
+        lines.append(line)
+    return lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sys
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,6 +24,7 @@ from creval.models.base import (
 from creval.models.prompt_scoring import SCORING_BACKENDS, PromptRequest, PromptScorer, PromptScores
 from creval.runner.cache import ResponseCache, cache_keys, prompt_cache_key
 from creval.runner.counters import Counters
+from creval.runner.limits import AdaptiveGate, Outcome, learned_limit, remember
 from creval.runner.progress import Progress
 from creval.runner.store import Record, RunStore
 
@@ -69,6 +71,20 @@ class EndpointDown(Exception):
 
 #: Consecutive connection failures on one endpoint after which the runner stops calling it.
 BREAKER_THRESHOLD = 3
+#: Timeouts on one endpoint after which the runner says once what is happening.
+TIMEOUT_HINT_AFTER = 3
+#: Excused attempts of one call (overloads while others were in flight, see
+#: :mod:`creval.runner.limits`) at most, as a multiple of the retry policy's attempts.
+EXCUSED_FACTOR = 4
+
+
+def overload(exc: BaseException | None) -> Outcome:
+    """What a failed request says about its endpoint's load: ``timeout``, ``429``, ``503``
+    (it is overloaded) or ``other``."""
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    kind = getattr(exc, "overload", None) if isinstance(exc, TransientModelError) else None
+    return kind if kind in ("timeout", "429", "503") else "other"
 
 
 class UnitContext:
@@ -147,7 +163,9 @@ class Runner:
         self.counters = counters or Counters()
         self.show_progress = progress
         self.label = label
-        self._limits: dict[str, asyncio.Semaphore] = {}
+        self._limits: dict[str, AdaptiveGate] = {}
+        #: endpoints whose timeouts were explained to the user in this invocation
+        self._hinted: set[str] = set()
         #: id(model) -> (model, identity, endpoint): asked once per model, not per request
         self._identities: dict[int, tuple[Model, dict[str, Any], str]] = {}
         self._progress: Progress | None = None
@@ -169,11 +187,40 @@ class Runner:
     def _endpoint(self, model: Model) -> str:
         return self._identity(model)[1]
 
-    def _limit(self, model: Model) -> asyncio.Semaphore:
+    def _limit(self, model: Model) -> AdaptiveGate:
+        """The endpoint's gate: its requests in flight, adapted to what it takes."""
         endpoint = self._endpoint(model)
         if endpoint not in self._limits:
-            self._limits[endpoint] = asyncio.Semaphore(max(1, model.max_concurrency))
+            state = learned_limit(endpoint, max(1, model.max_concurrency))
+            self._limits[endpoint] = AdaptiveGate(state)
         return self._limits[endpoint]
+
+    def adaptation(self) -> dict[str, dict[str, int]]:
+        """Per endpoint whose limit moved or that was overloaded: what it went through."""
+        return {e: g.state.summary() for e, g in self._limits.items() if g.state.adapted()}
+
+    def _note(self, text: str) -> None:
+        """A line for the user: above the bar, or a plain line on stderr."""
+        if self._progress is not None and self._progress.requested:
+            self._progress.note(text)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+    def _overloaded(self, model: Model, endpoint: str, outcome: Outcome) -> None:
+        """Count a timeout; say once per invocation what repeated timeouts mean."""
+        if outcome != "timeout":
+            return
+        self.counters.add(model.spec, timeouts=1)
+        state = self._limits[endpoint].state
+        if state.timeouts >= TIMEOUT_HINT_AFTER and endpoint not in self._hinted:
+            self._hinted.add(endpoint)
+            self._note(
+                f"{endpoint}: {state.timeouts} requests timed out; the server answers fewer "
+                f"requests at once than were sent (a server with one slot queues them), so "
+                f"creval lowered the requests in flight from {state.requested} to "
+                f"{state.allowed} and asks those again. If timeouts go on, try "
+                "--concurrency 1 --timeout 600."
+            )
 
     async def complete(
         self, role: str, request: GenerateRequest, first_sample: int,
@@ -240,25 +287,35 @@ class Runner:
         return completions
 
     async def _attempts(self, model: Model, call: Callable[[], Awaitable[T]]) -> T:
-        """``call()`` under the endpoint's concurrency limit, retried on transient errors,
-        counted (requests as the server sees them), behind the endpoint's circuit breaker."""
+        """``call()`` under the endpoint's adaptive concurrency limit, retried on transient
+        errors, counted (requests as the server sees them), behind the endpoint's circuit
+        breaker. An overload while other requests were in flight is asked again at the lower
+        limit without using up an attempt (see :mod:`creval.runner.limits`)."""
         endpoint = self._endpoint(model)
-        attempt = 0
+        gate = self._limit(model)
+        attempt = excused = 0
         while True:
             attempt += 1
             if endpoint in self.down:
                 raise EndpointDown(endpoint)
+            ticket = await gate.acquire()
+            if endpoint in self.down:  # it went down while this one waited
+                gate.release(ticket, "other")
+                raise EndpointDown(endpoint)
+            outcome: Outcome = "other"
             try:
-                async with self._limit(model):
-                    if endpoint in self.down:
-                        raise EndpointDown(endpoint)
-                    tally = tally_requests()
-                    try:
-                        result = await call()
-                    finally:
-                        # as the server sees them: a backend that sends several requests
-                        # for one call (topping up n, windows) notes each; others count as one
-                        self.counters.add(model.spec, requests=tally.requests)
+                tally = tally_requests()
+                try:
+                    result = await call()
+                    outcome = "ok"
+                except BaseException as exc:
+                    outcome = overload(exc)
+                    raise
+                finally:
+                    # as the server sees them: a backend that sends several requests
+                    # for one call (topping up n, windows) notes each; others count as one
+                    self.counters.add(model.spec, requests=tally.requests)
+                    gate.release(ticket, outcome)
             except EndpointUnreachable as exc:
                 self._failures[endpoint] = self._failures.get(endpoint, 0) + 1
                 if self._failures[endpoint] >= BREAKER_THRESHOLD:
@@ -270,12 +327,17 @@ class Runner:
                 self.counters.add(model.spec, retries=1)
                 await asyncio.sleep(self.retry.delay(attempt, None))
                 continue
-            except (TransientModelError, asyncio.TimeoutError) as exc:
-                if attempt >= self.retry.attempts:
+            except (TransientModelError, TimeoutError) as exc:
+                self._overloaded(model, endpoint, outcome)
+                if (gate.state.excused(ticket, outcome)
+                        and excused < EXCUSED_FACTOR * self.retry.attempts):
+                    excused += 1
+                    attempt -= 1  # it queued behind others: asked again at the lower limit
+                elif attempt >= self.retry.attempts:
                     self.counters.add(model.spec, errors=1)
                     raise UnitFailed(f"{type(exc).__name__} after {attempt} attempts: {exc}") from exc
                 self.counters.add(model.spec, retries=1)
-                await asyncio.sleep(self.retry.delay(attempt, getattr(exc, "retry_after", None)))
+                await asyncio.sleep(self.retry.delay(max(1, attempt), getattr(exc, "retry_after", None)))
                 continue
             except ModelError as exc:
                 self.counters.add(model.spec, errors=1)
@@ -360,12 +422,16 @@ class Runner:
             if self._progress is not None:
                 self._progress.advance(self.counters)
 
-        with Progress(total=len(todo), enabled=self.show_progress, description=self.label) as progress:
+        with Progress(total=len(todo), enabled=self.show_progress, description=self.label,
+                      counters=self.counters) as progress:
             self._progress = progress
             try:
                 await asyncio.gather(*(one(u) for u in todo))
             finally:
                 self._progress = None
+                for endpoint, limit in self._limits.items():
+                    remember(endpoint, limit.state)  # the next run here starts from it
+                self.counters.endpoints = self.adaptation()
         return written
 
 

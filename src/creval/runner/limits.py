@@ -1,0 +1,219 @@
+"""Requests in flight to one endpoint, adapted to what the server takes.
+
+A server that answers fewer requests at once than it is sent (a llama.cpp server with one
+slot, a rate-limited API) queues the rest or refuses them: the requests at the back of its
+queue time out, or come back 429 or 503. The runner starts each endpoint at the requested
+concurrency (``--concurrency``, the backend's default) and adapts it the way TCP adapts its
+window (additive increase, multiplicative decrease):
+
+* an **overload** (a timeout, a 429, a 503) of a request sent since the last back-off halves
+  the requests allowed in flight (of those that were in flight when it was sent, at least
+  one); overloads of requests sent before it are the same event and change nothing more;
+* each **answer** to a request sent since the last back-off, while the endpoint had as many
+  requests in flight as allowed (a limit never reached proves nothing), raises the limit by
+  ``1 / limit`` (one more request per round of answers) up to the requested value; the step back up to the level that last overloaded
+  the server is four times slower, and twice slower again each time that level (or a lower
+  one) overloads it again, so that a server that takes three at once is not pushed to four
+  every few answers. Once the limit has grown past that level, it is forgotten.
+
+A request that was overloaded while others were in flight to the same endpoint is
+*excused* (:meth:`AdaptiveLimit.excused`): it may have waited behind them rather than
+failed, so the runner asks again at the lower limit without counting the attempt. One sent
+alone counts like any failure, so an endpoint that cannot answer even one request in time
+still ends in error records after ``--retries`` attempts.
+
+This module is the arithmetic (:class:`AdaptiveLimit`, pure, tested on its own) and the gate
+the runner awaits (:class:`AdaptiveGate`, first come first served). What one endpoint learned
+is kept for the rest of the process (:func:`learned_limit`), so the runs of a profile or a
+sweep do not each time out again before they back off.
+
+>>> limit = AdaptiveLimit(8)
+>>> tickets = [limit.start() for _ in range(8)]
+>>> limit.finish(tickets[7], "timeout"), limit.allowed    # sent with 8 in flight: 8 -> 4
+(True, 4)
+>>> limit.finish(tickets[6], "timeout"), limit.allowed    # sent before the back-off
+(False, 4)
+>>> limit.excused(tickets[6], "timeout"), limit.excused(tickets[0], "ok")
+(True, False)
+>>> for t in tickets[:6]:    # answers to requests sent before the back-off: no growth
+...     _ = limit.finish(t, "ok")
+>>> limit.allowed
+4
+>>> for t in [limit.start() for _ in range(4)]:    # a round at the new limit, answered
+...     _ = limit.finish(t, "ok")
+>>> limit.allowed, limit.timeouts
+(5, 2)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Literal
+
+#: What a finished request did to the endpoint: answered, overloaded it, or neither (another
+#: error, or cancelled).
+Outcome = Literal["ok", "timeout", "429", "503", "other"]
+OVERLOADS: tuple[Outcome, ...] = ("timeout", "429", "503")
+#: Growth back to the level that last overloaded the endpoint is this many times slower,
+#: doubled for each overload again at that level or below, up to ``2 ** MOST_REPEATS`` times.
+SLOW = 4
+MOST_REPEATS = 4
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One request let through: the back-off epoch it was sent in, how many requests of the
+    endpoint were in flight then (itself included) and how often the limit had been full."""
+
+    epoch: int
+    in_flight: int
+    full_before: int = 0
+
+
+@dataclass
+class AdaptiveLimit:
+    """The requests allowed in flight to one endpoint, and what happened to them."""
+
+    requested: int
+    #: The limit as a real number (answers raise it by fractions); :attr:`allowed` is used.
+    limit: float = 0.0
+    in_flight: int = 0
+    #: The level that last overloaded the endpoint: the limit grows back to it slowly.
+    ceiling: int | None = None
+    #: Back-offs in a row at or below the ceiling before them (each slows the growth more).
+    repeats: int = 0
+    epoch: int = 0
+    #: Times a request filled the limit (in flight reached allowed).
+    full: int = 0
+    started_at: int = 0
+    lowest: int = 0
+    backoffs: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.requested < 1:
+            raise ValueError(f"requested concurrency must be >= 1, got {self.requested}")
+        if self.limit <= 0:
+            self.limit = float(self.requested)
+        self.limit = min(self.limit, float(self.requested))
+        self.started_at = self.allowed
+        self.lowest = self.allowed
+
+    @property
+    def allowed(self) -> int:
+        """Requests allowed in flight now: at least 1, at most the requested value."""
+        return max(1, min(self.requested, math.floor(self.limit + 1e-9)))
+
+    @property
+    def timeouts(self) -> int:
+        return self.counts.get("timeout", 0)
+
+    def can_start(self) -> bool:
+        return self.in_flight < self.allowed
+
+    def start(self) -> Ticket:
+        """Let one request through (the caller checked :meth:`can_start`)."""
+        before = self.full
+        self.in_flight += 1
+        if self.in_flight >= self.allowed:
+            self.full += 1
+        return Ticket(self.epoch, self.in_flight, before)
+
+    def finish(self, ticket: Ticket, outcome: Outcome) -> bool:
+        """The request of ``ticket`` ended with ``outcome``; True when the limit backed off."""
+        self.in_flight = max(0, self.in_flight - 1)
+        if outcome != "other":
+            self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        if outcome == "ok":
+            if ticket.epoch == self.epoch and self.full > ticket.full_before:
+                self._grow()  # sent at the current limit, which was reached meanwhile
+            return False
+        if outcome not in OVERLOADS or ticket.epoch != self.epoch:
+            return False
+        level = min(self.allowed, ticket.in_flight)
+        self.epoch += 1  # overloads of requests sent before now are this same event
+        new = max(1, level // 2)
+        if new >= self.allowed:
+            return False
+        self.repeats = self.repeats + 1 if self.ceiling is not None and level <= self.ceiling else 0
+        self.ceiling = level
+        self.limit = float(new)
+        self.lowest = min(self.lowest, new)
+        self.backoffs += 1
+        return True
+
+    def _grow(self) -> None:
+        step = 1.0 / self.allowed
+        if self.ceiling is not None and self.allowed + 1 == self.ceiling:
+            step /= SLOW * 2 ** min(self.repeats, MOST_REPEATS)
+        self.limit = min(float(self.requested), self.limit + step)
+        if self.ceiling is not None and self.allowed > self.ceiling:
+            self.ceiling, self.repeats = None, 0  # grown past it: it overloaded once, not for good
+
+    def excused(self, ticket: Ticket, outcome: Outcome) -> bool:
+        """Whether the failure does not count against the request's attempts: an overload
+        while other requests were in flight to the endpoint (it may have queued behind them)."""
+        return outcome in OVERLOADS and ticket.in_flight > 1
+
+    def summary(self) -> dict[str, int]:
+        """What this endpoint went through, for the run's usage (``scores.json``)."""
+        return {"requested": self.requested, "started": self.started_at, "final": self.allowed,
+                "lowest": self.lowest, "backoffs": self.backoffs,
+                "timeouts": self.timeouts, "rate_limited": self.counts.get("429", 0),
+                "unavailable": self.counts.get("503", 0)}
+
+    def adapted(self) -> bool:
+        """Whether there is anything to say: the limit moved, or the endpoint was overloaded."""
+        return (self.lowest != self.requested or self.allowed != self.requested
+                or any(self.counts.get(k, 0) for k in OVERLOADS))
+
+
+#: (endpoint, requested) -> (limit, ceiling, repeats) the last gate of this process ended with.
+_LEARNED: dict[tuple[str, int], tuple[float, int | None, int]] = {}
+
+
+def learned_limit(endpoint: str, requested: int) -> AdaptiveLimit:
+    """A limit for ``endpoint`` at the requested value, or where the last one in this process
+    ended (see :func:`remember`)."""
+    limit, ceiling, repeats = _LEARNED.get((endpoint, requested), (float(requested), None, 0))
+    return AdaptiveLimit(requested, limit=limit, ceiling=ceiling, repeats=repeats)
+
+
+def remember(endpoint: str, state: AdaptiveLimit) -> None:
+    """Keep where ``state`` ended, for the next gate of ``endpoint`` in this process."""
+    _LEARNED[(endpoint, state.requested)] = (state.limit, state.ceiling, state.repeats)
+
+
+class AdaptiveGate:
+    """Awaited by each request to an endpoint: lets through :attr:`AdaptiveLimit.allowed` at
+    a time, in the order they came, and more as the limit grows."""
+
+    def __init__(self, state: AdaptiveLimit) -> None:
+        self.state = state
+        self._waiting: deque[asyncio.Future[Ticket]] = deque()
+
+    async def acquire(self) -> Ticket:
+        if not self._waiting and self.state.can_start():
+            return self.state.start()
+        future: asyncio.Future[Ticket] = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():  # let through as it was cancelled
+                self.release(future.result(), "other")
+            else:
+                self._waiting.remove(future)
+            raise
+
+    def release(self, ticket: Ticket, outcome: Outcome) -> bool:
+        """The request of ``ticket`` ended; True when the limit backed off."""
+        backed_off = self.state.finish(ticket, outcome)
+        while self._waiting and self.state.can_start():
+            future = self._waiting.popleft()
+            if not future.done():
+                future.set_result(self.state.start())
+        return backed_off
