@@ -3,7 +3,7 @@ run's own requests, as a ratio in one invocation (issue 36).
 
 Sides, each a process of its own started by this script and timed from start to exit:
 
-* ``creval``: ``python -m creval run BENCHMARK --model local --no-cache ...`` into a fresh
+* ``creval``: ``creval run BENCHMARK --model local --no-cache ...`` into a fresh
   folder: interpreter start, imports, model load, the units, scoring, the report. The options
   are this script's ``--threads``/``--replicas``/``--concurrency`` (``default`` leaves one out,
   so the backend's own default applies).
@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -37,8 +38,12 @@ from pathlib import Path
 from typing import Any
 
 
+#: the ``creval`` command, with this interpreter (``creval`` has no ``__main__``)
+CLI = "import sys; from creval.cli import main; sys.argv[0] = 'creval'; sys.exit(main())"
+
+
 def creval_command(args: argparse.Namespace, out: Path) -> list[str]:
-    command = [sys.executable, "-m", "creval", "run", args.benchmark, "--model", "local",
+    command = [sys.executable, "-c", CLI, "run", args.benchmark, "--model", "local",
                "--no-cache", "--out", str(out), *args.extra.split()]
     for flag, value in (("--threads", args.threads), ("--replicas", args.replicas),
                         ("--concurrency", args.concurrency)):
@@ -93,13 +98,17 @@ def bare_replay(path: Path, threads: int, reset: bool) -> None:
                       "generate": done - loaded, "texts": texts}))
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall-clock and CPU seconds (user + system, every thread) of a child process, its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return wall, done.stdout
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
 
 
 def main() -> None:
@@ -130,6 +139,7 @@ def main() -> None:
 
 def run(args: argparse.Namespace, env: dict[str, str], folder: Path) -> None:
     walls: dict[str, list[float]] = {"creval": [], "bare": [], "bare generation": []}
+    cpus: dict[str, list[float]] = {"creval": [], "bare": []}
     loads: list[str] = []
     requests_file = folder / "requests.json"
     calls: list[dict[str, Any]] = []
@@ -141,37 +151,42 @@ def run(args: argparse.Namespace, env: dict[str, str], folder: Path) -> None:
         for side in order:
             if side == "creval":
                 out = folder / f"run-{k}"
-                wall, _ = timed(creval_command(args, out), env)
+                wall, cpu, _ = timed(creval_command(args, out), env)
                 walls["creval"].append(wall)
+                cpus["creval"].append(cpu)
                 if not calls:
                     calls = recorded_calls(out)
                     requests_file.write_text(json.dumps(calls))
                 shutil.rmtree(out, ignore_errors=True)
             else:
-                wall, stdout = timed(bare_command, env)
+                wall, cpu, stdout = timed(bare_command, env)
                 result = json.loads(stdout.strip().splitlines()[-1])
                 walls["bare"].append(wall)
+                cpus["bare"].append(cpu)
                 walls["bare generation"].append(result["generate"])
                 expected = [t for c in calls for t in c["texts"]]
                 differ = sum(a != b for a, b in zip(result["texts"], expected, strict=True))
                 if differ:
                     print(f"NOTE round {k}: {differ} of {len(expected)} bare texts differ from the run's")
         loads.append(f"{before:.2f}-{os.getloadavg()[0]:.2f}")
-        print(f"round {k}: creval {walls['creval'][-1]:.2f} s, bare {walls['bare'][-1]:.2f} s "
-              f"(generation {walls['bare generation'][-1]:.2f} s), load {loads[-1]}", flush=True)
+        print(f"round {k}: creval {walls['creval'][-1]:.2f} s (CPU {cpus['creval'][-1]:.2f} s), "
+              f"bare {walls['bare'][-1]:.2f} s (CPU {cpus['bare'][-1]:.2f} s, generation "
+              f"{walls['bare generation'][-1]:.2f} s), load {loads[-1]}", flush=True)
     samples = sum(len(c["texts"]) for c in calls)
     creval = statistics.median(walls["creval"])
     bare, generation = statistics.median(walls["bare"]), statistics.median(walls["bare generation"])
     print(f"\n{args.benchmark} {args.extra}: {len(calls)} requests, {samples} samples; creval "
           f"--threads {args.threads} --replicas {args.replicas} --concurrency {args.concurrency}; "
           f"bare {args.bare_threads} threads{', reset' if args.bare_reset else ''}; loads {', '.join(loads)}")
-    print("| side | median wall | rounds | ratio bare / creval |")
-    print("| --- | --- | --- | --- |")
-    print(f"| creval run (whole process) | {creval:.2f} s | {', '.join(f'{w:.1f}' for w in walls['creval'])} | |")
+    creval_cpu, bare_cpu = statistics.median(cpus["creval"]), statistics.median(cpus["bare"])
+    print("| side | median wall | rounds | ratio bare / creval (wall) | median CPU | ratio (CPU) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    print(f"| creval run (whole process) | {creval:.2f} s | {', '.join(f'{w:.1f}' for w in walls['creval'])} "
+          f"| | {creval_cpu:.2f} s | |")
     print(f"| bare (whole process) | {bare:.2f} s | {', '.join(f'{w:.1f}' for w in walls['bare'])} "
-          f"| **{bare / creval:.3f}** |")
+          f"| **{bare / creval:.3f}** | {bare_cpu:.2f} s | **{bare_cpu / creval_cpu:.3f}** |")
     print(f"| bare (generation only) | {generation:.2f} s | "
-          f"{', '.join(f'{w:.1f}' for w in walls['bare generation'])} | **{generation / creval:.3f}** |")
+          f"{', '.join(f'{w:.1f}' for w in walls['bare generation'])} | **{generation / creval:.3f}** | | |")
 
 
 if __name__ == "__main__":

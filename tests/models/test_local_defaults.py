@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from creval.models import GenerateRequest, ModelOptions, get_model
-from creval.models import local_params
+from creval.models import GenerateRequest, ModelOptions, get_model, local_params
 from creval.models.local import LocalModel
 from creval.models.local_params import default_layout
 from creval.runner import Runner, RunStore, Unit, UnitContext
