@@ -84,8 +84,8 @@ def bare_replay(path: Path, threads: int, reset: bool) -> None:
         extra: dict[str, Any] = {}
         if request.get("response_schema") is not None:
             extra["response_format"] = {"type": "json_object", "schema": request["response_schema"]}
-        for i in range(request["n"]):
-            seed = (0 if request["seed"] is None else request["seed"]) + i
+        for i in range(request["n"]):  # sample i of the call is sample first_sample + i
+            seed = (0 if request["seed"] is None else request["seed"]) + call["first_sample"] + i
             if reset:
                 llm.reset()
             response = llm.create_chat_completion(
