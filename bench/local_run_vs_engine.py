@@ -37,7 +37,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 #: the ``creval`` command, with this interpreter (``creval`` has no ``__main__``)
 CLI = "import sys; from creval.cli import main; sys.argv[0] = 'creval'; sys.exit(main())"
 
