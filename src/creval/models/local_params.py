@@ -89,13 +89,6 @@ def default_layout(model_bytes: int, *, threads: int | None = None, replicas: in
     return threads, replicas
 
 
-def default_threads() -> int:
-    """llama.cpp threads of one copy when neither ``--threads`` nor ``--replicas`` says: every
-    CPU this process may use (:func:`default_layout` gives a small model one-thread copies
-    instead)."""
-    return usable_cpus()
-
-
 def _messages(request: GenerateRequest) -> list[dict[str, str]]:
     return [{"role": m.role, "content": m.text()} for m in request.messages]
 
