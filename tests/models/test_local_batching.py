@@ -1,6 +1,7 @@
 """The ``local`` backend's batch engine: requests decoded together give what one-at-a-time
-llama-cpp-python gives for the same seeds, and the samples of a request share one prompt
-evaluation. Run for real on the packaged SmolLM2-135M-Instruct."""
+llama-cpp-python gives for the same seeds, the samples of a request share one prompt
+evaluation, and a prompt kept from an earlier request is not evaluated again (with the same
+texts). Run for real on the packaged SmolLM2-135M-Instruct."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ REQUESTS = [
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[LocalModel]:
-    model = get_model("local", ModelOptions(concurrency=3, threads=1))
+    model = get_model("local", ModelOptions(concurrency=3, threads=1, replicas=1))
     assert isinstance(model, LocalModel)
     yield model
     asyncio.run(model.aclose())
@@ -64,19 +65,36 @@ def test_requests_in_flight_give_the_texts_of_one_at_a_time(pair: LocalModel) ->
 
 
 @pytest.mark.slow
-def test_the_samples_of_a_request_share_one_prompt_evaluation(pair: LocalModel) -> None:
+def test_a_prompt_is_evaluated_once_for_its_samples_and_for_later_requests(pair: LocalModel) -> None:
     request = REQUESTS[0].with_n(3, seed=40)
-    asyncio.run(pair.generate(request.with_n(1)))  # the engine exists
+    asyncio.run(pair.generate(REQUESTS[2]))  # the engine exists, another prompt kept
     engine = pair.replicas[0].worker.engine  # type: ignore[union-attr]
     assert engine is not None
     before = engine.prompt_tokens
     first = asyncio.run(pair.generate(request))
     prompt = first[0].usage.input_tokens
     assert engine.prompt_tokens - before == prompt  # once, not three times
-    # the same samples as three requests of one sample each, seeds 40, 41, 42
+    # the same samples as three later requests of one sample each, seeds 40, 41, 42: the
+    # prompt is kept, so it is not evaluated again, and the texts are the same
     apart = [asyncio.run(pair.generate(request.with_n(1, seed=40 + i)))[0] for i in range(3)]
     assert [c.text for c in apart] == [c.text for c in first]
-    assert engine.prompt_tokens - before == 4 * prompt
+    assert engine.prompt_tokens - before == prompt
+    assert [c.text for c in _one_at_a_time(pair, request)] == [c.text for c in first]
+
+
+@pytest.mark.slow
+def test_a_kept_prompt_gives_the_texts_of_a_fresh_evaluation(pair: LocalModel) -> None:
+    """Greedy, top-p, stop strings, a grammar, n = 3: each request twice in a row (the second
+    from the prompt the first left), both as llama-cpp-python gives them from a fresh prompt."""
+    for request in REQUESTS:
+        once = asyncio.run(pair.generate(request))
+        engine = pair.replicas[0].worker.engine  # type: ignore[union-attr]
+        assert engine is not None
+        before = engine.prompt_tokens
+        again = asyncio.run(pair.generate(request))
+        assert engine.prompt_tokens == before  # no evaluation: the prompt was kept
+        alone = _one_at_a_time(pair, request)
+        assert _outcome(again) == _outcome(once) == _outcome(alone)
 
 
 @pytest.mark.slow

@@ -65,7 +65,7 @@ def run(
     api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models (local). Default: half the CPUs.")] = None,
+    threads: Annotated[int | None, typer.Option(help="CPU threads per copy of an in-process model (local). Default: the CPUs shared out among the copies (docs/usage.md).")] = None,
     replicas: Replicas = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",

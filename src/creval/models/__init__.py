@@ -57,7 +57,8 @@ class ModelOptions(BaseModel):
     n_ctx: int = 4096
     threads: int | None = None
     #: Copies of an in-process ``local`` model, each on a thread of its own with ``threads``
-    #: threads; requests go to the least busy (None: 1).
+    #: threads; requests go to the least busy (None with ``threads``: every CPU, as
+    #: ``creval.models.local_params.default_layout`` chooses).
     replicas: int | None = None
     device: str | None = None
     #: Whether and how an ``openai:`` endpoint is told an answer's JSON schema: ``off`` (the

@@ -34,17 +34,22 @@ Behaviour worth knowing:
 * Every llama.cpp call of a model runs on one thread of its own
   (:class:`~creval.models.local_engine.LlamaThread`): llama.cpp keeps an OpenMP thread team
   per calling thread, and calls from changing threads ran at 0.55 of the engine's speed.
-  It uses ``--threads`` threads (default: half the CPUs, :func:`default_threads`) for
-  prompts and generation.
-* ``--replicas R`` (default 1) loads the model R times, each copy on a thread of its own with
-  ``--threads`` threads (:class:`~creval.models.local_replica.LlamaReplica`; the weights are
-  memory-mapped once); a request goes to the copy with the fewest sequences in flight, and
-  the samples of a log-probability request are shared out among the copies. On a small model
-  one-thread copies, one per core, give 1.5x the tokens per second of one copy with every core
-  (8 requests in flight, 2 cores; bench/README.md, "Replicas"). Results do not depend on the
-  copy that answered.
+  It uses ``--threads`` threads for prompts and generation.
+* ``--replicas R`` loads the model R times, each copy on a thread of its own with ``--threads``
+  threads (:class:`~creval.models.local_replica.LlamaReplica`; the weights are memory-mapped
+  once); a request goes to the copy with the fewest sequences in flight, and the samples of a
+  log-probability request are shared out among the copies. On a small model one-thread copies,
+  one per core, give 1.5x the tokens per second of one copy with every core (8 requests in
+  flight, 2 cores; bench/README.md, "Replicas"). Results do not depend on the copy that
+  answered.
+* By default the model takes every CPU the process may use (:func:`default_layout`): one
+  one-thread copy per CPU when the copies' memory fits (each copy reckoned at 10x the GGUF
+  file, for its own KV caches; together at most half the machine's memory), else as many
+  copies as fit with the CPUs shared out as threads (one copy of every CPU for a large GGUF).
+  A given ``--threads`` or ``--replicas`` is kept and the other fills the CPUs.
 * Requests without log-probabilities are decoded together, up to ``max_concurrency``
-  sequences at once (``--concurrency``; default 8), by continuous batching
+  requests at once over all copies (``--concurrency``; default 8, or one per copy if more),
+  each copy holding its share, by continuous batching
   (:class:`~creval.models.local_engine.BatchEngine`), and the ``n`` samples of a request share
   one prompt evaluation; each sequence has a KV-cache stream of its own. Requests with
   log-probabilities and prompt scoring run one at a time between batch steps.
@@ -76,11 +81,11 @@ from creval.models.local_logprobs import (  # noqa: F401  (sampled_distribution 
     sampled_distribution,
     sampled_logprob,
 )
-from creval.models.local_params import (  # noqa: F401  (default_threads re-exported)
+from creval.models.local_params import (
     _chat_kwargs,
     _messages,
     completion_params,
-    default_threads,
+    default_layout,
 )
 from creval.models.local_replica import LlamaReplica
 from creval.models.prompt_scoring import PromptRequest, PromptScores, score_in_windows
@@ -155,15 +160,19 @@ class LocalModel:
             logprobs=True, sampling_logprobs=True, prompt_logprobs=True, n=False, images=False,
             seed=True, structured_output=True,
         )
-        #: sequences decoded together per replica (plain requests); log-probabilities go one
-        #: at a time
-        self.max_concurrency = max(1, options.concurrency or DEFAULT_SLOTS)
-        threads = options.threads or default_threads()
-        #: copies of the model, each on a llama.cpp thread of its own (``--replicas``)
+        #: llama.cpp threads per copy and copies (``--threads``, ``--replicas``; create()
+        #: refuses fewer than 1): by default every usable CPU (:func:`default_layout`)
+        self.threads, copies = default_layout(path.stat().st_size, threads=options.threads,
+                                              replicas=options.replicas)
+        #: requests in flight at once over all copies (``--concurrency``; the runner's limit)
+        self.max_concurrency = max(1, options.concurrency or max(DEFAULT_SLOTS, copies))
+        #: sequences decoded together per copy: requests go to the least busy copy, so no copy
+        #: holds more than its share (each sequence keeps a KV cache of ``n_ctx`` tokens)
+        slots = -(-self.max_concurrency // copies)
         self.replicas = [
-            LlamaReplica(path, n_ctx=self.n_ctx, threads=threads, slots=self.max_concurrency,
+            LlamaReplica(path, n_ctx=self.n_ctx, threads=self.threads, slots=slots,
                          name=f"creval-llama-{path.stem}-{i}")
-            for i in range(options.replicas or 1)  # create() refuses fewer than 1
+            for i in range(copies)
         ]
 
     # -- state --------------------------------------------------------------------------------

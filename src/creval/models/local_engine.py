@@ -14,7 +14,11 @@ token of each per ``llama_decode`` and samples each with its own llama.cpp sampl
 built by llama-cpp-python exactly as its ``create_completion`` builds it. The ``n`` samples
 of one request share one prompt evaluation: the prompt is decoded once and its KV cells
 copied to the other samples' streams (``llama_memory_seq_cp``); all draw their first token
-from that evaluation's logits, each with its own seed. Texts, finish reasons and usage are
+from that evaluation's logits, each with its own seed. A finished sequence's stream keeps its
+prompt's KV cells and the engine that prompt's last logits, so a later request with the very
+same prompt (every trial of DAT, the repeats of a benchmark) is not evaluated again: its first
+tokens are drawn from the kept logits, exactly as from a fresh evaluation (the same cells, the
+same logits, llama.cpp's sampling steps). Texts, finish reasons and usage are
 assembled as llama-cpp-python's ``create_completion`` assembles them (stop strings,
 end-of-generation tokens, the length limit, its handling of split UTF-8 characters).
 """
@@ -137,6 +141,7 @@ class _Sequence:
         self.completion: list[int] = []
         self.multibyte_fix = 0
         self.pending: int | None = None  # the token to feed next
+        self.logits: Any = None  # the prompt's last logits (kept with the prompt at the end)
 
 
 class BatchEngine:
@@ -163,12 +168,18 @@ class BatchEngine:
         self.ctx = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
         self._batch = llama_cpp.llama_batch_init(max(self.n_batch, slots), 0, 1)
         self._free = list(range(slots))
+        #: free slot -> (prompt, its last token's logits): the prompt's KV cells are still in
+        #: the slot's stream, so the same prompt needs no evaluation
+        self._kept: dict[int, tuple[list[int], Any]] = {}
+        self._candidates: Any = None  # llama-cpp-python's token data array, for kept logits
         self._active: list[_Sequence] = []
         self._queue: list[GenerationJob] = []
         #: tokens decoded so far: prompt tokens (once per request's share of slots), and
         #: generated tokens fed back
         self.prompt_tokens = 0
         self.steps = 0
+        #: the most sequences decoded together so far
+        self.peak = 0
 
     @property
     def busy(self) -> bool:
@@ -209,26 +220,70 @@ class BatchEngine:
                 self._fail(job, exc)
 
     def _start(self, job: GenerationJob, indices: list[int]) -> None:
-        """Evaluate the prompt once, copy it to every sample's stream, draw first tokens."""
+        """Evaluate the prompt once (or find it kept), copy it to every sample's stream, draw
+        first tokens."""
         llama_cpp = self._llama_cpp
         prompt = list(job.params["prompt"])
-        slots = [self._free.pop(0) for _ in indices]
+        kept = next((slot for slot in self._free if self._kept.get(slot, (None,))[0] == prompt), None)
+        if kept is not None:
+            self._free.remove(kept)
+        slots = [kept] if kept is not None else []
+        # other slots: those keeping no prompt first (a kept prompt may serve a later request)
+        for slot in sorted(self._free, key=lambda s: s in self._kept)[: len(indices) - len(slots)]:
+            self._free.remove(slot)
+            slots.append(slot)
+        logits = self._kept[kept][1] if kept is not None else None
+        for slot in slots:
+            self._kept.pop(slot, None)
         sequences = [_Sequence(job, i, slot, self._sampler(job, i), prompt)
                      for i, slot in zip(indices, slots, strict=True)]
         self._active.extend(sequences)
-        for slot in slots:
+        self.peak = max(self.peak, len(self._active))
+        for slot in slots[1:] if kept is not None else slots:
             llama_cpp.llama_memory_seq_rm(self.ctx.memory, slot, -1, -1)
-        last = 0
-        for start in range(0, len(prompt), self.n_batch):  # llama-cpp-python's eval chunks
-            chunk = prompt[start : start + self.n_batch]
-            self._fill([(tok, start + k, slots[0], k == len(chunk) - 1) for k, tok in enumerate(chunk)])
-            self._decode()
-            self.prompt_tokens += len(chunk)
-            last = len(chunk) - 1
+        if logits is None:
+            logits = self._evaluate(prompt, slots[0])
         for slot in slots[1:]:
             llama_cpp.llama_memory_seq_cp(self.ctx.memory, slots[0], slot, -1, -1)
         for seq in sequences:
-            self._take(seq, seq.sampler.sample(self.ctx, last))
+            seq.logits = logits
+            self._take(seq, self._sample_kept(seq.sampler, logits))
+
+    def _evaluate(self, prompt: list[int], slot: int) -> Any:
+        """Decode ``prompt`` into ``slot``'s stream in llama-cpp-python's chunks; a copy of
+        the last token's logits."""
+        import numpy as np
+
+        last = 0
+        for start in range(0, len(prompt), self.n_batch):  # llama-cpp-python's eval chunks
+            chunk = prompt[start : start + self.n_batch]
+            self._fill([(tok, start + k, slot, k == len(chunk) - 1) for k, tok in enumerate(chunk)])
+            self._decode()
+            self.prompt_tokens += len(chunk)
+            last = len(chunk) - 1
+        row = self._llama_cpp.llama_get_logits_ith(self.ctx.ctx, last)
+        return np.ctypeslib.as_array(row, shape=(self.llm.n_vocab(),)).copy()
+
+    def _sample_kept(self, sampler: Any, logits: Any) -> int:
+        """What ``llama_sampler_sample`` does with a context's logits, from ``logits``: every
+        token as a candidate (id, logit, p = 0) in vocabulary order, the chain applied, the
+        selected token accepted."""
+        import ctypes
+
+        from llama_cpp import _internals
+
+        if self._candidates is None:
+            self._candidates = _internals.LlamaTokenDataArray(n_vocab=len(logits))
+        candidates = self._candidates
+        candidates.copy_logits(logits)
+        candidates.candidates.selected = -1
+        self._llama_cpp.llama_sampler_apply(sampler.sampler, ctypes.byref(candidates.candidates))
+        selected = int(candidates.candidates.selected)
+        if not 0 <= selected < int(candidates.candidates.size):
+            raise RuntimeError("llama.cpp's sampler selected no token")
+        token = int(candidates.candidates.data[selected].id)
+        sampler.accept(token)
+        return token
 
     def _sampler(self, job: GenerationJob, index: int) -> Any:
         """The sampler chain llama-cpp-python builds for this request and seed."""
@@ -343,9 +398,15 @@ class BatchEngine:
             job.future.set_result(list(job.results))  # type: ignore[arg-type]
 
     def _release(self, seq: _Sequence) -> None:
+        """Free the sequence's slot; its stream keeps the prompt's cells (and the engine the
+        prompt's logits) for a later request with the same prompt."""
         if seq in self._active:
             self._active.remove(seq)
-            self._llama_cpp.llama_memory_seq_rm(self.ctx.memory, seq.slot, -1, -1)
+            memory = self._llama_cpp.llama_memory_seq_rm
+            if seq.logits is not None and memory(self.ctx.memory, seq.slot, len(seq.prompt), -1):
+                self._kept[seq.slot] = (seq.prompt, seq.logits)
+            else:
+                memory(self.ctx.memory, seq.slot, -1, -1)
             self._free.append(seq.slot)
             self._free.sort()
         seq.sampler.close()

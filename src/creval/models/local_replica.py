@@ -1,6 +1,7 @@
 """One replica of a ``local`` model: its llama.cpp thread and the llama.cpp instances on it.
 
-A :class:`~creval.models.local.LocalModel` has ``--replicas`` of these (default 1). Each
+A :class:`~creval.models.local.LocalModel` has ``--replicas`` of these (by default one per
+CPU on a small model, :func:`~creval.models.local_params.default_layout`). Each
 runs every llama.cpp call of its own on one thread (:class:`LlamaThread`) with ``--threads``
 threads, holds a plain instance (batched generation, :class:`BatchEngine`) and, once a
 request asks for log-probabilities or prompt scores, a ``logits_all`` instance; the weights

@@ -112,3 +112,19 @@ def test_missing_english_words_raises(monkeypatch: pytest.MonkeyPatch) -> None:
             default_english_dictionary()
     finally:
         default_english_dictionary.cache_clear()
+
+
+def test_the_stand_in_is_kept_on_disk_and_read_back_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CREVAL_CACHE_DIR", str(tmp_path))
+    default_english_dictionary.cache_clear()
+    try:
+        built = default_english_dictionary()
+        (kept,) = (tmp_path / "dat-dictionary").glob("english-words-*.txt")
+        default_english_dictionary.cache_clear()
+        assert default_english_dictionary() == built
+        kept.write_text("zebra\nquokka", encoding="utf-8")  # what a later run reads is the file
+        default_english_dictionary.cache_clear()
+        assert default_english_dictionary() == {"zebra", "quokka"}
+    finally:
+        default_english_dictionary.cache_clear()
