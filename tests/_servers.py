@@ -21,14 +21,36 @@ def echo(body: dict[str, Any]) -> tuple[int, str]:
     return 200, "echo: " + body["messages"][-1]["content"]
 
 
+#: What a reasoning endpoint (``ChatServer(reasoning=True)``) does not take, as OpenAI's
+#: reasoning models answer it: HTTP 400 naming the parameter.
+REJECTED = ("max_tokens", "temperature", "top_p")
+#: Reasoning tokens a reasoning endpoint reports per answer (of its completion tokens).
+REASONING_TOKENS = 7
+
+
+def rejection(name: str) -> dict[str, Any]:
+    """OpenAI's 400 body for a parameter a reasoning model does not take."""
+    hint = " Use 'max_completion_tokens' instead." if name == "max_tokens" else ""
+    return {"error": {"message": f"Unsupported parameter: '{name}' is not supported with this "
+                                 f"model.{hint}", "type": "invalid_request_error",
+                      "param": name, "code": "unsupported_parameter"}}
+
+
 class ChatServer:
     """Answers ``POST /v1/chat/completions``. ``script`` holds status codes consumed one per
-    request (non-200 answers are errors with Retry-After: 0); then ``reply`` decides."""
+    request (non-200 answers are errors with Retry-After: 0); then ``reply`` decides.
 
-    def __init__(self, script: list[int] | None = None, reply: Reply = echo) -> None:
+    ``reasoning=True`` behaves as a reasoning model's endpoint: a request carrying a
+    parameter of :data:`REJECTED` is answered HTTP 400 naming it (counted in ``rejected``),
+    and each answer comes with ``reasoning_content`` (``"Reasoning: ..."``, never the
+    answer) and ``usage.completion_tokens_details.reasoning_tokens``."""
+
+    def __init__(self, script: list[int] | None = None, reply: Reply = echo,
+                 reasoning: bool = False) -> None:
         self.script = list(script or [])
         self.seen = 0
         self.bodies: list[dict[str, Any]] = []
+        self.rejected: dict[str, int] = {}
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -57,12 +79,23 @@ class ChatServer:
                     error = {"error": {"message": f"scripted {status}"}}
                     self._send(status, json.dumps(error).encode(), retry=True)
                     return
+                refused = [n for n in REJECTED if n in body] if reasoning else []
+                if refused:
+                    owner.rejected[refused[0]] = owner.rejected.get(refused[0], 0) + 1
+                    self._send(400, json.dumps(rejection(refused[0])).encode())
+                    return
                 status, text = reply(body)
+                message: dict[str, Any] = {"role": "assistant", "content": text}
+                usage: dict[str, Any] = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+                if reasoning:
+                    message["reasoning_content"] = f"Reasoning: {len(text)} characters to write."
+                    usage = {"prompt_tokens": 3, "completion_tokens": 2 + REASONING_TOKENS,
+                             "total_tokens": 5 + REASONING_TOKENS,
+                             "completion_tokens_details": {"reasoning_tokens": REASONING_TOKENS}}
                 payload = {
                     "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                    "usage": usage,
                 }
                 self._send(status, json.dumps(payload).encode())
 
