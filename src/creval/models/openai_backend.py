@@ -555,9 +555,10 @@ class OpenAIModel:
         reported = getattr(response, "model", None)
         out: list[Completion] = []
         for i, (choice, kept, taken) in enumerate(zip(choices, token_lists, outputs, strict=True)):
-            message: Any = choice.message or _Fields()
-            text, thought = split_reasoning(message.content, message.reasoning_content,
-                                            message.reasoning)
+            message = choice.message  # the SDK's answer model on the batch path: getattr
+            text, thought = split_reasoning(getattr(message, "content", None),
+                                            getattr(message, "reasoning_content", None),
+                                            getattr(message, "reasoning", None))
             out.append(Completion(
                 text=text, finish_reason=choice.finish_reason, tokens=kept,
                 usage=Usage(input_tokens=prompt_tokens if i == 0 else 0, output_tokens=taken,

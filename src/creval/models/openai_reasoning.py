@@ -129,6 +129,10 @@ def reasoning_tokens(usage: Any) -> int:
     >>> reasoning_tokens({"completion_tokens_details": {"reasoning_tokens": 12}}), reasoning_tokens(None)
     (12, 0)
     """
-    details = usage.get("completion_tokens_details") if isinstance(usage, dict) else None
-    value = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    details = _field(usage, "completion_tokens_details")  # a dict, or the SDK's model (batch)
+    value = _field(details, "reasoning_tokens")
     return int(value) if isinstance(value, int | float) and value > 0 else 0
+
+
+def _field(value: Any, name: str) -> Any:
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)

@@ -130,9 +130,9 @@ def not_applied(records: Iterable[Any]) -> list[dict[str, Any]]:
 def not_applied_warning(row: dict[str, Any]) -> str:
     """One row of :func:`not_applied` as the run's warning.
 
-    >>> not_applied_warning({"role": "target", "model": "openai:o3", "parameter": "temperature",
-    ...                      "completions": 2, "of": 2})
-    'temperature not applied to openai:o3 (target, 2 of 2 answers): the endpoint rejected it, so those answers were generated at the endpoint's own setting'
+    >>> print(not_applied_warning({"role": "target", "model": "openai:o3",
+    ...                            "parameter": "temperature", "completions": 2, "of": 2}))
+    temperature not applied to openai:o3 (target, 2 of 2 answers): the endpoint rejected it, so those answers were generated at the endpoint's own setting
     """
     return (f"{row['parameter']} not applied to {row['model']} ({row['role']}, {row['completions']} "
             f"of {row['of']} answers): the endpoint rejected it, so those answers were generated "
