@@ -142,3 +142,21 @@ def test_reasoning_effort_reaches_the_tested_model_and_is_compared(tmp_path: Pat
                      (("--reasoning-effort", "high", "--model", "local"), "openai: endpoints only")):
         done = creval("run", "jcq", "--limit", "1", "--out", str(tmp_path / "bad"), *bad)
         assert done.returncode == 2 and why in done.stderr, done.stderr
+
+
+def test_the_python_api_takes_the_effort_and_the_ratio(tmp_path: Path) -> None:
+    import creval as api
+
+    server = ChatServer(reply=_reply(), reasoning=True)
+    try:
+        result = api.evaluate("jcq", model="openai:thinker", base_url=server.url, api_key="k",
+                              out=tmp_path / "run", limit=1, answers=1, max_tokens=16,
+                              concurrency=1, reasoning_effort="medium")["jcq"]
+    finally:
+        server.close()
+    assert {b.get("reasoning_effort") for b in server.bodies} == {"medium"}  # self-judged: both
+    assert {r["parameter"] for r in result.scores.usage["not_applied"]} == {"temperature", "top_p"}
+    frame = api.plan(["jcq"], model="openai:thinker", out=tmp_path / "plan", limit=1, answers=1,
+                     max_tokens=16, reasoning_ratio=1.0)
+    target = frame[frame.role == "target"].iloc[0]
+    assert target.reasoning_tokens == target.output_tokens // 2 == 8
