@@ -22,6 +22,21 @@ def echo(body: dict[str, Any]) -> tuple[int, str]:
     return 200, "echo: " + body["messages"][-1]["content"]
 
 
+#: What a reasoning endpoint (``ChatServer(reasoning=True)``) does not take, as OpenAI's
+#: reasoning models answer it: HTTP 400 naming the parameter.
+REJECTED = ("max_tokens", "temperature", "top_p")
+#: Reasoning tokens a reasoning endpoint reports per answer (of its completion tokens).
+REASONING_TOKENS = 7
+
+
+def rejection(name: str) -> dict[str, Any]:
+    """OpenAI's 400 body for a parameter a reasoning model does not take."""
+    hint = " Use 'max_completion_tokens' instead." if name == "max_tokens" else ""
+    return {"error": {"message": f"Unsupported parameter: '{name}' is not supported with this "
+                                 f"model.{hint}", "type": "invalid_request_error",
+                      "param": name, "code": "unsupported_parameter"}}
+
+
 class ChatServer:
     """Answers ``POST /v1/chat/completions``. ``script`` holds status codes consumed one per
     request (non-200 answers are errors with Retry-After: 0); then ``reply`` decides.
@@ -30,10 +45,16 @@ class ChatServer:
     ``delay`` seconds, the others wait their turn: a llama.cpp server with one slot. Like
     llama-cpp-python's server, it finishes a request whose client has gone (timed out) before
     taking the next; ``abandoned`` counts those, ``most_waiting`` the longest queue seen.
+
+    ``reasoning=True`` behaves as a reasoning model's endpoint: a request carrying a
+    parameter of :data:`REJECTED` is answered HTTP 400 naming it (counted in ``rejected``),
+    and each answer comes with ``reasoning_content`` (``"Reasoning: ..."``, never the
+    answer) and ``usage.completion_tokens_details.reasoning_tokens``.
     """
 
     def __init__(self, script: list[int] | None = None, reply: Reply = echo, *,
-                 slots: int | None = None, delay: float = 0.0) -> None:
+                 slots: int | None = None, delay: float = 0.0,
+                 reasoning: bool = False) -> None:
         self.script = list(script or [])
         #: the model id the answers report: None, the one asked for (as OpenAI-compatible
         #: servers do); "", none at all (no ``model`` field); else this id
@@ -44,6 +65,7 @@ class ChatServer:
         self.waiting = self.most_waiting = 0
         slot = threading.BoundedSemaphore(slots) if slots else None
         lock = threading.Lock()
+        self.rejected: dict[str, int] = {}
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -100,14 +122,25 @@ class ChatServer:
                     error = {"error": {"message": f"scripted {status}"}}
                     self._send(status, json.dumps(error).encode(), retry=True)
                     return
+                refused = [n for n in REJECTED if n in body] if reasoning else []
+                if refused:
+                    owner.rejected[refused[0]] = owner.rejected.get(refused[0], 0) + 1
+                    self._send(400, json.dumps(rejection(refused[0])).encode())
+                    return
                 status, text = reply(body)
+                message: dict[str, Any] = {"role": "assistant", "content": text}
+                usage: dict[str, Any] = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+                if reasoning:
+                    message["reasoning_content"] = f"Reasoning: {len(text)} characters to write."
+                    usage = {"prompt_tokens": 3, "completion_tokens": 2 + REASONING_TOKENS,
+                             "total_tokens": 5 + REASONING_TOKENS,
+                             "completion_tokens_details": {"reasoning_tokens": REASONING_TOKENS}}
                 reported = {"model": body["model"] if owner.reports is None else owner.reports}
                 payload = {
                     "id": "x", "object": "chat.completion", "created": 0,
                     **({} if owner.reports == "" else reported),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                    "usage": usage,
                 }
                 self._send(status, json.dumps(payload).encode())
 

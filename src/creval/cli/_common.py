@@ -188,3 +188,11 @@ Concurrency = Annotated[int | None, typer.Option(help="Requests in flight per en
 Timeout = Annotated[float, typer.Option(help="Seconds before a model request times out.")]
 Retries = Annotated[int, typer.Option(help="Attempts per request.")]
 RunProgress = Annotated[bool, typer.Option(help="Show a live progress bar per run.")]
+ReasoningEffort = Annotated[str | None, typer.Option(help="openai: reasoning models: how much the tested model thinks before it answers (low, medium or high), sent as reasoning_effort; a run at another effort is another run. Default: not sent.")]
+
+
+def check_effort(value: str | None) -> str | None:
+    """``--reasoning-effort`` checked: low, medium, high or not given."""
+    if value is not None and value not in ("low", "medium", "high"):
+        raise CrevalError(f"--reasoning-effort takes low, medium or high, not {value!r}.")
+    return value

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 PlanFlag = Annotated[bool, typer.Option("--plan", help="Print and write (plan.json) what the run would send: units, requests, tokens, time and, with --price, cost per benchmark and role. Calls no model.")]
 PriceFlags = Annotated[list[str] | None, typer.Option("--price", help="ROLE=IN/OUT: price per million input and output tokens of a role (target, judge, e1, ...; * for every role) for --plan; repeatable.")]
+ReasoningRatio = Annotated[float | None, typer.Option("--reasoning-ratio", help="For --plan of a reasoning model: reasoning tokens it spends per answer token (e.g. 4), to say how much of the output is reasoning where no earlier run measured it.")]
 PriceFile = Annotated[Path | None, typer.Option("--prices", help="JSON file of prices per role for --plan: {\"judge\": \"2.5/10\", \"target\": {\"input\": 0.15, \"output\": 0.6}}.")]
 
 
@@ -37,8 +38,8 @@ def show_plan(costs: list[RoleCost], path: Path) -> dict[str, Any]:
     total = summary["total"]
     cost = "" if total["cost"] is None else f", cost {total['cost']:,.2f}"
     console.print(f"In all: {total['requests']:,} request(s), {total['input_tokens']:,} input and "
-                  f"{total['output_tokens']:,} output token(s), about {_duration(total['seconds'])}"
-                  f"{cost}.", soft_wrap=True)
+                  f"{total['output_tokens']:,} output token(s){_reasoning(total)}, about "
+                  f"{_duration(total['seconds'])}{cost}.", soft_wrap=True)
     for role, row in summary["roles"].items():
         if row["cost"] is not None and len(summary["roles"]) > 1:
             console.print(f"  {role}: cost {row['cost']:,.2f}", soft_wrap=True)
@@ -48,6 +49,12 @@ def show_plan(costs: list[RoleCost], path: Path) -> dict[str, Any]:
     path.write_text(json.dumps(summary, indent=2) + "\n")
     console.print(f"Plan written to {path}", soft_wrap=True)
     return summary
+
+
+def _reasoning(total: dict[str, Any]) -> str:
+    """`` (N of them reasoning)`` when a reasoning model's thinking is part of the output."""
+    n = int(total.get("reasoning_tokens") or 0)
+    return f" ({n:,} of them reasoning, billed as output)" if n else ""
 
 
 def _duration(seconds: float) -> str:

@@ -14,14 +14,16 @@ from creval.cli._common import (
     Concurrency,
     JudgeBaseUrl,
     NoCache,
+    ReasoningEffort,
     Replicas,
     Retries,
     RunProgress,
     Threads,
     Timeout,
+    check_effort,
     get_console,
 )
-from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
+from creval.cli.plan import PlanFlag, PriceFile, PriceFlags, ReasoningRatio
 from creval.errors import CrevalError
 
 
@@ -60,9 +62,11 @@ def profile(
     cache: CacheFile = None,
     no_cache: NoCache = False,
     progress: RunProgress = True,
+    reasoning_effort: ReasoningEffort = None,
     plan: PlanFlag = False,
     price: PriceFlags = None,
     prices: PriceFile = None,
+    reasoning_ratio: ReasoningRatio = None,
     repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct and jcq: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
@@ -75,7 +79,8 @@ def profile(
         _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
               roles=parse_role_flags(role or []), families=family or [], only=only or [],
               options=_overrides(set_option or []), concurrency=concurrency,
-              price=price or [], prices=prices, repeats=repeats)
+              price=price or [], prices=prices, repeats=repeats,
+              reasoning_ratio=reasoning_ratio)
         return
     result = run_profile(
         model, size=size, out=out, lang=lang, preset=preset, judge=judge,
@@ -84,6 +89,7 @@ def profile(
         judge_base_url=judge_base_url, api_key=api_key, threads=threads, replicas=replicas,
         concurrency=concurrency, timeout=timeout, retries=retries,
         cache=False if no_cache else (cache or True), repeats=repeats,
+        reasoning_effort=check_effort(reasoning_effort),
     )
     console = get_console()
     summary = result.document["summary"]
@@ -106,7 +112,7 @@ def profile(
 def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | None,
           judge: str | None, roles: dict[str, str], families: list[str], only: list[str],
           options: dict[str, dict[str, Any]], concurrency: int | None, price: list[str],
-          prices: Path | None, repeats: int = 1) -> None:
+          prices: Path | None, repeats: int = 1, reasoning_ratio: float | None = None) -> None:
     """``creval profile --plan``: the battery's requests, tokens, time and cost, unsent."""
     from creval.cli.plan import show_plan
     from creval.evaluation.cost import parse_prices, plan_costs
@@ -119,5 +125,5 @@ def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | N
     planned = plan_profile(request, root)
     costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,
                        concurrency=concurrency, prices=parse_prices(price, prices),
-                       progress=True)
+                       progress=True, reasoning_ratio=reasoning_ratio)
     show_plan(costs, root / "plan.json")

@@ -11,7 +11,9 @@ from creval.cli._common import (
     OPTION_KINDS,
     CacheFile,
     NoCache,
+    ReasoningEffort,
     Replicas,
+    check_effort,
     flag_options,
     get_console,
     options_table,
@@ -19,7 +21,7 @@ from creval.cli._common import (
     role_values,
     roles_table,
 )
-from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
+from creval.cli.plan import PlanFlag, PriceFile, PriceFlags, ReasoningRatio
 from creval.errors import CrevalError
 
 if TYPE_CHECKING:
@@ -69,6 +71,7 @@ def run(
     replicas: Replicas = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
+    reasoning_effort: ReasoningEffort = None,
     batch: Annotated[bool, typer.Option("--batch", help="openai: models: send the requests through the OpenAI Batch API (half the price, answers within 24 h); the batches are recorded in --out, and the same command resumes them.")] = False,
     batch_poll: Annotated[float, typer.Option(help="With --batch: seconds between polls of a submitted batch; lines a batch did not answer go again after 1, 2, 4... polls (at most 16).")] = 30.0,
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
@@ -84,6 +87,7 @@ def run(
     plan: PlanFlag = False,
     price: PriceFlags = None,
     prices: PriceFile = None,
+    reasoning_ratio: ReasoningRatio = None,
     show_help: Annotated[bool, typer.Option("--help", "-h", help="Show this message and the options of the named benchmarks.")] = False,
 ) -> None:
     """Run benchmarks against a model, resuming what an earlier run in --out finished.
@@ -118,7 +122,7 @@ def run(
 
         costs = plan_costs([(g.model, g.plan) for g in grid], judge=judge, roles=roles,
                            concurrency=concurrency, prices=parse_prices(price or [], prices),
-                           progress=True)
+                           progress=True, reasoning_ratio=reasoning_ratio)
         show_plan(costs, (out or Path("runs") / slug(models[0])) / "plan.json")
         return
     if executor not in ("local", "ray"):
@@ -133,6 +137,7 @@ def run(
         structured_output=structured_output,  # type: ignore[arg-type]
         prompt_logprobs=prompt_logprobs,  # type: ignore[arg-type]
         batch=batch, batch_poll=batch_poll,
+        reasoning_effort=check_effort(reasoning_effort),  # type: ignore[arg-type]
     )
     settings = RunSettings(
         model=models[0],
@@ -214,7 +219,8 @@ def _print_results(results: list[RunResult]) -> None:
         console.print(
             f"{result.benchmark}: units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not "
             f"run; {t['requests']} request(s) ({t['retries']} retries), {t['cache_hits']} cache "
-            f"hit(s); tokens {t['input_tokens']} in / {t['output_tokens']} out; "
+            f"hit(s); tokens {t['input_tokens']} in / {t['output_tokens']} out"
+            + (f" ({t['reasoning_tokens']} reasoning)" if t.get("reasoning_tokens") else "") + "; "
             f"{usage.get('seconds', 0):.1f} s; report: {result.out / 'report.md'}",
             soft_wrap=True,
         )

@@ -17,11 +17,13 @@ from creval.cli._common import (
     Concurrency,
     JudgeBaseUrl,
     NoCache,
+    ReasoningEffort,
     Replicas,
     Retries,
     RunProgress,
     Threads,
     Timeout,
+    check_effort,
     get_console,
     parse_extra_options,
     role_values,
@@ -63,6 +65,7 @@ def sweep_command(
     cache: CacheFile = None,
     no_cache: NoCache = False,
     progress: RunProgress = True,
+    reasoning_effort: ReasoningEffort = None,
 ) -> None:
     """Run benchmarks at several values of one generation option and draw each divergent
     measure against a quality measure of the same run, with bootstrap intervals
@@ -95,7 +98,8 @@ def sweep_command(
     settings = {"base_url": base_url, "judge_base_url": judge_base_url, "api_key": api_key,
                 "threads": threads, "replicas": replicas, "concurrency": concurrency,
                 "structured_output": structured_output, "timeout": timeout,
-                "retries": retries, "cache": False if no_cache else (cache or True)}
+                "retries": retries, "cache": False if no_cache else (cache or True),
+                "reasoning_effort": check_effort(reasoning_effort)}
     common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,
                               "preset": preset, "confidence": confidence,
                               "resamples": resamples,

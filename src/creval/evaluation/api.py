@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from creval.errors import CrevalError
 from creval.evaluation.grid import plan_grid, run_grid
 from creval.evaluation.runs import RunResult, RunSettings
 from creval.models import ModelOptions
@@ -85,6 +86,7 @@ def evaluate(
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
     batch: bool = False,
     batch_poll: float = 30.0,
+    reasoning_effort: Literal["low", "medium", "high"] | None = None,
     executor: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
     workers: int | None = None,
@@ -115,6 +117,8 @@ def evaluate(
     ``batch=True``: an ``openai:`` model's requests go through the OpenAI Batch API (half
     the price, answers within 24 h), polled every ``batch_poll`` seconds; the batches are
     recorded in the run directory (``batches.jsonl``) so that the same call resumes them.
+    ``reasoning_effort``: ``low``, ``medium`` or ``high``, sent to an ``openai:`` tested
+    model as ``reasoning_effort`` (``--reasoning-effort``); recorded with the run's options.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
@@ -129,7 +133,8 @@ def evaluate(
         role_base_urls=role_base_urls, api_key=api_key, timeout=timeout,
         concurrency=concurrency, threads=threads, replicas=replicas, retries=retries, cache=cache,
         rescore=rescore, progress=progress, structured_output=structured_output,
-        prompt_logprobs=prompt_logprobs, batch=batch, batch_poll=batch_poll)
+        prompt_logprobs=prompt_logprobs, batch=batch, batch_poll=batch_poll,
+        reasoning_effort=reasoning_effort)
     settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
 
     def work() -> EvalResult:
@@ -161,13 +166,16 @@ def run_settings(
     structured_output: Literal["off", "auto", "json_schema", "json_object"] = "off",
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
     batch: bool = False, batch_poll: float = 30.0,
+    reasoning_effort: Literal["low", "medium", "high"] | None = None,
 ) -> RunSettings:
     """The :class:`RunSettings` of the Python API's keyword arguments."""
+    if reasoning_effort not in (None, "low", "medium", "high"):
+        raise CrevalError(f"reasoning_effort takes low, medium or high, not {reasoning_effort!r}.")
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads, replicas=replicas,
                                  structured_output=structured_output,
                                  prompt_logprobs=prompt_logprobs, batch=batch,
-                                 batch_poll=batch_poll)
+                                 batch_poll=batch_poll, reasoning_effort=reasoning_effort)
     return RunSettings(
         model=model, model_options=model_options, judge=judge,
         judge_options=None if judge_base_url is None else model_options.model_copy(

@@ -15,6 +15,12 @@ Two bases, said on every row:
 
 Prices are the user's (``--price ROLE=IN/OUT`` in currency per million tokens, or a JSON
 file); creval ships no price list.
+
+Reasoning tokens (what a reasoning model spends thinking) are output tokens: billed at the
+output price and capped, with the answer, by ``max_tokens``. Each row says how many of its
+output tokens are reasoning: measured (``earlier run``), or, for the tested model on the
+``prompts`` basis, from ``reasoning_ratio`` (``--reasoning-ratio R``: R reasoning tokens per
+answer token, so ``R / (1 + R)`` of the output); 0 when neither says.
 """
 
 from __future__ import annotations
@@ -74,6 +80,8 @@ class RoleCost:
     tokenizer: str
     seconds: float
     cost: float | None = None
+    #: the part of ``output_tokens`` that is reasoning (billed as output, included in it)
+    reasoning_tokens: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -262,12 +270,14 @@ def _earlier(run_dir: Path, benchmark: str) -> dict[str, dict[str, float]] | Non
             continue
         units += 1
         for call in record.get("calls") or []:
-            row = roles.setdefault(call.get("role", "target"), {"requests": 0, "input": 0, "output": 0})
+            row = roles.setdefault(call.get("role", "target"),
+                                   {"requests": 0, "input": 0, "output": 0, "reasoning": 0})
             row["requests"] += 1
             for completion in call.get("completions") or [call]:
                 usage = completion.get("usage") or {}
                 row["input"] += usage.get("input_tokens") or 0
                 row["output"] += usage.get("output_tokens") or 0
+                row["reasoning"] += usage.get("reasoning_tokens") or 0
     if units == 0:
         return None
     return {role: {**{k: v / units for k, v in row.items()}, "units": units}
@@ -278,10 +288,15 @@ def plan_costs(
     cells: Sequence[tuple[str, Plan]], *, judge: str | None = None,
     roles: Mapping[str, str] | None = None, concurrency: int | None = None,
     prices: Mapping[str, Price] | None = None, progress: bool = False,
+    reasoning_ratio: float | None = None,
 ) -> list[RoleCost]:
     """Every role's requests, tokens, time and cost of each (model, plan) in ``cells``,
     without calling a model; with ``progress``, a line on stderr for each benchmark that
-    takes more than :data:`SLOW_PLAN` seconds."""
+    takes more than :data:`SLOW_PLAN` seconds (``reasoning_ratio``: see the module's
+    docstring)."""
+    if reasoning_ratio is not None and not (math.isfinite(reasoning_ratio) and reasoning_ratio >= 0):
+        raise CrevalError(f"--reasoning-ratio takes reasoning tokens per answer token, a number "
+                          f">= 0 (e.g. 4), not {reasoning_ratio!r}.")
     from creval.benchmarks.simulate import simulate_units
     from creval.evaluation.roles import choose
     from creval.models import ModelOptions
@@ -301,6 +316,7 @@ def plan_costs(
                            m["output"] * len(todo)) for role, m in earlier.items()}
             basis = f"earlier run ({int(next(iter(earlier.values()))['units'])} unit(s))"
             tokenizers = dict.fromkeys(rows, "measured")
+            thinking = {role: m.get("reasoning", 0) * len(todo) for role, m in earlier.items()}
         else:
             filler = _filler(_counter(counters, choices["target"].spec).text)
             stand_in = {role: plan.benchmark.plan_answer(plan.options, role) for role in choices}
@@ -322,6 +338,8 @@ def plan_costs(
                 rows[call.role] = (requests + 1, given + prompt, taken + output)
             rows = {r: (v[0] * scale, v[1] * scale, v[2] * scale) for r, v in rows.items()}
             basis = "prompts" + (f" (sample of {driven}, scaled)" if driven < len(todo) else "")
+            share = (reasoning_ratio or 0.0) / (1 + (reasoning_ratio or 0.0))
+            thinking = {role: row[2] * share for role, row in rows.items() if role == "target"}
         for role, (requests, given, taken) in sorted(rows.items()):
             spec = choices.get(role, choices["target"]).spec
             seconds = _seconds(spec, requests, taken, concurrency, plan.out, earlier, role)
@@ -329,7 +347,8 @@ def plan_costs(
             cost = None if price is None else (given * price.input + taken * price.output) / 1e6
             out.append(RoleCost(plan.benchmark.name, role, spec, len(todo), round(requests),
                                 round(given), round(taken), basis, tokenizers.get(role, "measured"),
-                                round(seconds, 1), None if cost is None else round(cost, 4)))
+                                round(seconds, 1), None if cost is None else round(cost, 4),
+                                round(thinking.get(role, 0))))
     return out
 
 
@@ -425,6 +444,7 @@ def plan_summary(costs: Sequence[RoleCost]) -> dict[str, Any]:
             "requests": sum(c.requests for c in costs),
             "input_tokens": sum(c.input_tokens for c in costs),
             "output_tokens": sum(c.output_tokens for c in costs),
+            "reasoning_tokens": sum(c.reasoning_tokens for c in costs),
             "seconds": round(sum(c.seconds for c in costs), 1),
             "cost": round(sum(c.cost or 0.0 for c in costs), 4) if priced and costs else None,
         },
@@ -433,6 +453,9 @@ def plan_summary(costs: Sequence[RoleCost]) -> dict[str, Any]:
             "(output tokens are an upper bound); earlier run: measured per unit.",
             "seconds: measured per request where an earlier run timed it, else assumed; "
             "an in-process model shares the machine's cores: concurrency does not divide its time.",
+            "reasoning_tokens: the part of output_tokens a reasoning model spends thinking "
+            "(billed as output, so in the cost): measured by an earlier run, else from "
+            "--reasoning-ratio for the tested model.",
         ],
     }
 
@@ -442,12 +465,13 @@ def plan(
     profile: str | None = None, out: str | Path | None = None, lang: str = "en",
     preset: str | None = None, judge: str | None = None, roles: Mapping[str, str] | None = None,
     concurrency: int | None = None, prices: Mapping[str, str | Price] | None = None,
-    **options: Any,
+    reasoning_ratio: float | None = None, **options: Any,
 ) -> Any:
     """What ``benchmarks`` (or the profile battery of size ``profile``) would send to
     ``model``, as a pandas frame with one row per benchmark and role; nothing is sent.
 
     ``prices``: ``{"judge": "2.5/10"}`` per million input/output tokens (``*``: every role).
+    ``reasoning_ratio``: reasoning tokens per answer token of a reasoning model under test.
     ``options`` are benchmark options (``trials=10``) as in :func:`creval.evaluate`.
     """
     import pandas as pd
@@ -467,5 +491,6 @@ def plan(
                           Path(out) if out is not None else None, model, preset=preset,
                           judge=judge, roles=roles)
         cells = [(model, p) for p in plans]
-    costs = plan_costs(cells, judge=judge, roles=roles, concurrency=concurrency, prices=chosen)
+    costs = plan_costs(cells, judge=judge, roles=roles, concurrency=concurrency, prices=chosen,
+                       reasoning_ratio=reasoning_ratio)
     return pd.DataFrame([c.as_dict() for c in costs])

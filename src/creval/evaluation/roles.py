@@ -5,9 +5,11 @@ roles a benchmark declares of its own in ``Benchmark.extra_roles`` (LoTbench's e
 A declared role takes the model named for it (``--e1 SPEC``, ``roles={"e1": SPEC}``, or the
 preset's); otherwise the judge model (``--judge``); otherwise the tested model itself.
 ``--ROLE-base-url URL`` points a role at another endpoint, as ``--judge-base-url`` does for
-the judge; every other model option (API key, timeout, concurrency) is the run's. Roles
-with the same spec and options share one model object: it is built once, an in-process
-model is loaded once, and its requests share one concurrency limit.
+the judge; every other model option (API key, timeout, concurrency) is the run's, except
+``reasoning_effort`` (``--reasoning-effort``), which is the tested model's alone: a judge
+or evaluator gets its endpoint's default unless the tested model plays the role itself.
+Roles with the same spec and options share one model object: it is built once, an
+in-process model is loaded once, and its requests share one concurrency limit.
 """
 
 from __future__ import annotations
@@ -36,9 +38,14 @@ def choose(
     role_options: Mapping[str, ModelOptions],
 ) -> dict[str, Choice]:
     """The choice for each role the units of ``benchmark`` call."""
+    if model_options.reasoning_effort is not None and not model.startswith("openai:"):
+        raise CrevalError(f"--reasoning-effort is sent to openai: endpoints only, not to {model}. "
+                          "Leave it out, or test an openai:NAME model (--base-url for a server).")
     target = Choice(model, model_options, "--model")
+    model_options = _without_effort(model_options)
+    role_options = {r: _without_effort(o) for r, o in role_options.items()}
     fallback = target if judge is None and judge_options is None else Choice(
-        judge or model, judge_options or model_options, "--judge")
+        judge or model, _without_effort(judge_options or model_options), "--judge")
     out = {"target": target}
     if "judge" in benchmark.roles:
         out["judge"] = fallback
@@ -50,6 +57,13 @@ def choose(
         else:
             out[role] = fallback
     return out
+
+
+def _without_effort(options: ModelOptions) -> ModelOptions:
+    """``options`` for a role other than the tested model: no reasoning effort of its own."""
+    if options.reasoning_effort is None:
+        return options
+    return options.model_copy(update={"reasoning_effort": None})
 
 
 def build(choices: Mapping[str, Choice]) -> dict[str, Model]:

@@ -48,7 +48,7 @@ from creval.records import (
     superseded_count,
 )
 from creval.runner.cache import ResponseCache, default_cache_path
-from creval.runner.counters import Counters, sum_usage
+from creval.runner.counters import Counters, not_applied, not_applied_warning, sum_usage
 from creval.runner.engine import RetryPolicy, Runner, Unit
 from creval.runner.executors import get_executor, using_executor
 from creval.runner.manifest import git_revision, package_versions
@@ -242,6 +242,8 @@ def run_benchmark(
     units = benchmark.planned_units(options)
     unique = list({id(m): m for m in models.values()}.values())
     manifest = build_manifest(benchmark, options, models, choices, units)
+    if (effort := settings.model_options.reasoning_effort) is not None:  # compared, resumed like an option
+        manifest["options"]["reasoning_effort"] = manifest["generation"]["reasoning_effort"] = effort
     old = read_manifest(out)
     if old is not None:
         _check_compatible(old, manifest, out)
@@ -301,6 +303,9 @@ def run_benchmark(
         "were not run. Start the server and run the same command again to resume."
         for endpoint, error in runner.down.items()
     ]
+    if dropped := not_applied(store.latest().values()):  # parameters an endpoint rejected
+        usage["not_applied"] = dropped
+        run_warnings += [not_applied_warning(row) for row in dropped]
     scores = scores.model_copy(update={"usage": usage, "run_warnings": run_warnings})
     from creval.evaluation.published_section import with_published_section
 

@@ -10,7 +10,7 @@ ledger's total.
 >>> ledger.add("critic", "turn", input_tokens=120, output_tokens=30)
 >>> ledger.add("scientist", "turn", input_tokens=200, output_tokens=40)
 >>> ledger.total()
-RoleUsage(input_tokens=320, output_tokens=70, calls=2)
+RoleUsage(input_tokens=320, output_tokens=70, calls=2, reasoning_tokens=0)
 >>> sorted(ledger.by_role())
 ['critic', 'scientist']
 """
@@ -30,10 +30,11 @@ GenerateFn = Callable[[GenerateRequest], Awaitable[list[Completion]]]
 
 @dataclass(frozen=True)
 class RoleUsage:
-    """Tokens spent by one role (or in total): prompt tokens, generated tokens, model calls.
+    """Tokens spent by one role (or in total): prompt tokens, generated tokens, model calls,
+    and the part of the generated tokens a reasoning model spent thinking.
 
     >>> RoleUsage(10, 2, 1) + RoleUsage(5, 1, 1)
-    RoleUsage(input_tokens=15, output_tokens=3, calls=2)
+    RoleUsage(input_tokens=15, output_tokens=3, calls=2, reasoning_tokens=0)
     >>> RoleUsage(10, 2, 1).total_tokens
     12
     """
@@ -41,12 +42,15 @@ class RoleUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
+    #: included in ``output_tokens``, not added to it
+    reasoning_tokens: int = 0
 
     def __add__(self, other: RoleUsage) -> RoleUsage:
         return RoleUsage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.calls + other.calls,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
     @property
@@ -54,11 +58,12 @@ class RoleUsage:
         return self.input_tokens + self.output_tokens
 
     def to_dict(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "calls": self.calls,
-        }
+        """The counts; ``reasoning_tokens`` only when a reasoning model reported some."""
+        out = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+               "calls": self.calls}
+        if self.reasoning_tokens:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        return out
 
 
 @dataclass
@@ -68,9 +73,10 @@ class UsageLedger:
     _roles: dict[str, RoleUsage] = field(default_factory=dict)
     _stages: dict[str, RoleUsage] = field(default_factory=dict)
 
-    def add(self, role: str, stage: str, *, input_tokens: int, output_tokens: int) -> None:
+    def add(self, role: str, stage: str, *, input_tokens: int, output_tokens: int,
+            reasoning_tokens: int = 0) -> None:
         """Count one model call of ``role`` during ``stage``."""
-        one = RoleUsage(input_tokens, output_tokens, 1)
+        one = RoleUsage(input_tokens, output_tokens, 1, reasoning_tokens)
         self._roles[role] = self._roles.get(role, RoleUsage()) + one
         self._stages[stage] = self._stages.get(stage, RoleUsage()) + one
 
@@ -108,6 +114,7 @@ async def ask(
         )
     usage = completions[0].usage
     ledger.add(
-        role, stage, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
+        role, stage, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
     )
-    return completions[0].text
+    return completions[0].text  # the answer only: a reasoning model's thinking is not read

@@ -73,6 +73,10 @@ class ModelOptions(BaseModel):
     #: ``prompt_logprobs``) or ``echo`` (``/completions`` with ``echo`` and ``logprobs``); see
     #: :mod:`creval.models.openai_prompt`.
     prompt_logprobs: Literal["off", "auto", "echo", "vllm"] = "off"
+    #: How much a reasoning model thinks before it answers (``--reasoning-effort``): sent as
+    #: ``reasoning_effort`` by ``openai:`` endpoints and part of the model's identity (so of
+    #: cache keys and the manifest); None: not sent, the endpoint's default.
+    reasoning_effort: Literal["low", "medium", "high"] | None = None
     #: ``openai:`` through the Batch API (``--batch``): the requests of a run go as batch
     #: files, polled every ``batch_poll`` seconds; a batch is sent once no request arrived
     #: for ``batch_idle`` seconds. See :mod:`creval.models.openai_batch`.

@@ -128,13 +128,24 @@ class TokenLogprob(BaseModel):
 
 
 class Usage(BaseModel):
+    """Tokens of one call or sample. ``reasoning_tokens`` are the part of ``output_tokens``
+    a reasoning model spent thinking before its answer (the endpoint's
+    ``usage.completion_tokens_details.reasoning_tokens``): billed as output, never shown as
+    the answer. They are counted inside ``output_tokens``, not on top of it.
+
+    >>> Usage(input_tokens=3, output_tokens=10, reasoning_tokens=8) + Usage(output_tokens=2)
+    Usage(input_tokens=3, output_tokens=12, reasoning_tokens=8)
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -152,6 +163,14 @@ class Completion(BaseModel):
     #: The model id the endpoint reported answering (an OpenAI-compatible response's
     #: ``model``, e.g. a snapshot behind an alias); None when the backend reports none.
     model: str | None = None
+    #: The reasoning a reasoning model returned beside its answer (``reasoning_content``,
+    #: ``reasoning``, or a ``<think>`` block taken out of the content); None when there was
+    #: none. Kept apart from ``text``: it is recorded, never scored or judged as the answer.
+    reasoning: str | None = None
+    #: Generation parameters of the request that the endpoint rejected and that were
+    #: therefore not sent (``["temperature"]``): the answer was sampled without them. Empty
+    #: when every parameter was applied.
+    not_applied: list[str] = Field(default_factory=list)
 
     @property
     def logprob_sum(self) -> float | None:

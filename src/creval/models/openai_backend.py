@@ -35,6 +35,13 @@ user knows the server, or ``auto``: probed once by :meth:`check` (before a run) 
 answer, in OpenAI's ``json_schema`` form, then in llama-cpp-python's server form
 (``json_object`` with a ``schema``); the first form the answer obeys is used for every
 ``response_schema`` request, and neither means none.
+
+Reasoning models (:mod:`creval.models.openai_reasoning`): a sampling parameter the endpoint
+rejects with HTTP 400 (``temperature``, ``top_p``, ``seed``, ``reasoning_effort``) is sent
+again without, once per endpoint, and each completion lists it in ``not_applied``;
+``ModelOptions.reasoning_effort`` goes as ``reasoning_effort`` and is part of the identity
+(so of cache keys); reasoning returned beside the answer is kept in ``Completion.reasoning``
+and reasoning tokens in ``Usage.reasoning_tokens``.
 """
 
 from __future__ import annotations
@@ -61,6 +68,13 @@ from creval.models.base import (
     TransientModelError,
     Usage,
     note_request,
+)
+from creval.models.openai_reasoning import (
+    DROPPABLE,
+    Rejections,
+    reasoning_tokens,
+    rejected_parameters,
+    split_reasoning,
 )
 
 if TYPE_CHECKING:
@@ -223,7 +237,8 @@ class OpenAIModel:
             seed=True,
         )
         self._clients: dict[int, tuple[asyncio.AbstractEventLoop, Any]] = {}
-        self._token_param = "max_tokens"
+        # max_completion_tokens once this endpoint asked for it (remembered per endpoint)
+        self._token_param = "max_completion_tokens" if "max_tokens" in self.rejected() else "max_tokens"
         #: How ``response_schema`` is sent: "json_schema", "json_object" or None (not at all).
         self.schema_form: str | None = None
         self._probed = options.structured_output != "auto"
@@ -244,8 +259,26 @@ class OpenAIModel:
         self.capabilities = self.capabilities.model_copy(update={"structured_output": form is not None})
 
     def identity(self) -> dict[str, Any]:
-        """Provider, normalised base URL and model name."""
-        return {"provider": "openai", "base_url": self.base_url, "model": self.name}
+        """Provider, normalised base URL and model name (and the reasoning effort, when set:
+        answers at another effort are another model's)."""
+        out = {"provider": "openai", "base_url": self.base_url, "model": self.name}
+        if self.options.reasoning_effort is not None:
+            out["reasoning_effort"] = self.options.reasoning_effort
+        return out
+
+    def rejected(self) -> dict[str, str]:
+        """Parameters this endpoint rejected (so not sent), each with why."""
+        return Rejections.of(self._url, self.name)
+
+    def not_applied(self, request: GenerateRequest, seed: int | None) -> list[str]:
+        """The parameters of ``request`` that are not sent because the endpoint rejected them."""
+        wanted = {"temperature", "top_p"}
+        if seed is not None:
+            wanted.add("seed")
+        if self.options.reasoning_effort is not None:
+            wanted.add("reasoning_effort")
+        rejected = self.rejected()
+        return [name for name in DROPPABLE if name in wanted and name in rejected]
 
     # -- client -------------------------------------------------------------------------------
     def _client(self) -> Any:
@@ -401,7 +434,8 @@ class OpenAIModel:
             choices = sorted(response.choices or [], key=lambda c: c.index)[:want]
             if not choices:
                 raise ModelError(f"{self.spec}: {self.base_url} returned no choices")
-            completions.extend(self._completions(response, choices, request))
+            completions.extend(self._completions(response, choices, request,
+                                                 self.not_applied(request, seed)))
         return completions
 
     def chat_params(self, request: GenerateRequest, n: int, seed: int | None) -> dict[str, Any]:
@@ -419,6 +453,10 @@ class OpenAIModel:
             params["stop"] = list(request.stop)
         if seed is not None:
             params["seed"] = seed
+        if self.options.reasoning_effort is not None:
+            params["reasoning_effort"] = self.options.reasoning_effort
+        for name in self.rejected():  # the endpoint said no once: not asked again
+            params.pop(name, None)
         if request.response_schema is not None:
             if self.schema_form is None:
                 raise ModelError(
@@ -448,7 +486,7 @@ class OpenAIModel:
 
         params = self.chat_params(request, n, seed)
         client = self._client()
-        for _ in range(2):
+        for _ in range(2 + len(DROPPABLE)):
             note_request()  # what the server sees: top-up calls included
             try:
                 # the body as ``chat.completions.create`` sends it (its parameter transform
@@ -464,11 +502,18 @@ class OpenAIModel:
                 # Newer OpenAI models take max_completion_tokens and reject max_tokens.
                 if self._token_param == "max_tokens" and "max_completion_tokens" in exc.message:
                     self._token_param = "max_completion_tokens"
+                    Rejections.add(self._url, self.name, ["max_tokens"], "max_completion_tokens")
+                    continue
+                # Reasoning models reject sampling parameters: send again without them.
+                if dropped := rejected_parameters(exc.body, exc.message, params):
+                    Rejections.add(self._url, self.name, dropped, "the endpoint rejected it")
+                    params = self.chat_params(request, n, seed)
                     continue
                 raise self._map_error(exc) from exc
             except openai.OpenAIError as exc:
                 raise self._map_error(exc) from exc
-        raise ModelError(f"{self.spec}: {self.base_url} rejected both max_tokens and max_completion_tokens")
+        raise ModelError(f"{self.spec}: {self.base_url} rejected every form of the request "
+                         "(max_tokens, max_completion_tokens, without sampling parameters)")
 
     def _answer(self, answer: Any) -> _Fields:
         """The server's answer as :class:`_Fields` (a body sent without a JSON content type
@@ -487,7 +532,8 @@ class OpenAIModel:
         return fields
 
     @staticmethod
-    def _completions(response: Any, choices: list[Any], request: GenerateRequest) -> list[Completion]:
+    def _completions(response: Any, choices: list[Any], request: GenerateRequest,
+                     not_applied: list[str] | None = None) -> list[Completion]:
         token_lists: list[list[TokenLogprob] | None] = []
         for choice in choices:
             content = getattr(getattr(choice, "logprobs", None), "content", None)
@@ -510,17 +556,22 @@ class OpenAIModel:
         else:
             outputs = counts or [0] * len(choices)
         prompt_tokens = int(usage.prompt_tokens or 0) if usage is not None else 0
+        reasoning = _split(reasoning_tokens(usage), None, len(choices))
         reported = getattr(response, "model", None)
-        return [
-            Completion(
-                text=choice.message.content or "",
-                finish_reason=choice.finish_reason,
-                tokens=tokens,
-                usage=Usage(input_tokens=prompt_tokens if i == 0 else 0, output_tokens=out),
+        out: list[Completion] = []
+        for i, (choice, kept, taken) in enumerate(zip(choices, token_lists, outputs, strict=True)):
+            message = choice.message  # the SDK's answer model on the batch path: getattr
+            text, thought = split_reasoning(getattr(message, "content", None),
+                                            getattr(message, "reasoning_content", None),
+                                            getattr(message, "reasoning", None))
+            out.append(Completion(
+                text=text, finish_reason=choice.finish_reason, tokens=kept,
+                usage=Usage(input_tokens=prompt_tokens if i == 0 else 0, output_tokens=taken,
+                            reasoning_tokens=reasoning[i]),
                 model=reported if isinstance(reported, str) and reported else None,
-            )
-            for i, (choice, tokens, out) in enumerate(zip(choices, token_lists, outputs, strict=True))
-        ]
+                reasoning=thought, not_applied=list(not_applied or []),
+            ))
+        return out
 
     async def aclose(self) -> None:
         """Close the SDK client of the running loop and forget the others."""

@@ -15,16 +15,18 @@ the report:
 * ``endpoints``: per endpoint whose concurrency adapted or that was overloaded, the requests
   in flight requested, started with, ended with and at the lowest, its back-offs, timeouts,
   429s (``rate_limited``) and 503s (``unavailable``) (see :mod:`creval.runner.limits`).
+* ``reasoning_tokens``: the part of ``output_tokens`` a reasoning model spent thinking
+  (billed as output; included in ``output_tokens``, not added to it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 FIELDS = ("requests", "cache_hits", "retries", "errors", "input_tokens", "output_tokens",
-          "timeouts")
+          "timeouts", "reasoning_tokens")
 UNIT_FIELDS = ("units_ok", "units_failed", "units_not_run")
 
 
@@ -101,7 +103,8 @@ def totals(usage: dict[str, Any]) -> dict[str, int]:
     3
     """
     row = {k.removeprefix("units_"): int(usage.get(k) or 0) for k in UNIT_FIELDS}
-    for name in ("requests", "retries", "cache_hits", "input_tokens", "output_tokens"):
+    for name in ("requests", "retries", "cache_hits", "input_tokens", "output_tokens",
+                 "reasoning_tokens"):
         row[name] = sum(int(m.get(name) or 0) for m in (usage.get("models") or {}).values())
     return row
 
@@ -136,3 +139,39 @@ def adaptation_lines(usages: Sequence[Mapping[str, Any]]) -> list[str]:
         line += f" after {', '.join(causes)}" if causes else " (learned earlier in this process)"
         lines.append(line)
     return lines
+
+
+def not_applied(records: Iterable[Any]) -> list[dict[str, Any]]:
+    """Which generation parameters the endpoints did not apply, from the records' calls
+    (each completion's ``not_applied``): one row per role, model and parameter, with how many
+    of that role's completions went without it.
+
+    >>> call = {"role": "target", "model": "openai:o3", "completions": [
+    ...     {"text": "a", "not_applied": ["temperature"]}, {"text": "b"}]}
+    >>> not_applied([{"calls": [call]}])
+    [{'role': 'target', 'model': 'openai:o3', 'parameter': 'temperature', 'completions': 1, 'of': 2}]
+    """
+    seen: dict[tuple[str, str], int] = {}
+    missing: dict[tuple[str, str, str], int] = {}
+    for record in records:
+        calls = record.get("calls") if isinstance(record, dict) else getattr(record, "calls", None)
+        for call in calls or []:
+            who = (str(call.get("role", "target")), str(call.get("model", "")))
+            for completion in call.get("completions") or []:
+                seen[who] = seen.get(who, 0) + 1
+                for name in completion.get("not_applied") or []:
+                    missing[(*who, name)] = missing.get((*who, name), 0) + 1
+    return [{"role": role, "model": model, "parameter": name, "completions": count,
+             "of": seen[(role, model)]} for (role, model, name), count in sorted(missing.items())]
+
+
+def not_applied_warning(row: dict[str, Any]) -> str:
+    """One row of :func:`not_applied` as the run's warning.
+
+    >>> print(not_applied_warning({"role": "target", "model": "openai:o3",
+    ...                            "parameter": "temperature", "completions": 2, "of": 2}))
+    temperature not applied to openai:o3 (target, 2 of 2 answers): the endpoint rejected it, so those answers were generated at the endpoint's own setting
+    """
+    return (f"{row['parameter']} not applied to {row['model']} ({row['role']}, {row['completions']} "
+            f"of {row['of']} answers): the endpoint rejected it, so those answers were generated "
+            "at the endpoint's own setting")

@@ -281,6 +281,7 @@ class Runner:
         self.counters.add(
             model.spec, input_tokens=sum(c.usage.input_tokens for c in completions),
             output_tokens=sum(c.usage.output_tokens for c in completions),
+            reasoning_tokens=sum(c.usage.reasoning_tokens for c in completions),
         )
         if self._progress is not None:
             self._progress.update(self.counters)
