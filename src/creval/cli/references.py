@@ -107,7 +107,9 @@ def check(
     if not checks:
         typer.echo(f"{path}: no measure of its run(s) has a published value.")
         return
-    for line in _check_lines(checks):
+    from creval.cli.summaries import check_summary
+
+    for line in [*check_summary(checks, path), *_check_lines(checks)]:
         typer.echo(line)
 
 
@@ -153,6 +155,6 @@ def _listing_unless_a_subcommand(listing: Any) -> Any:
     return callback
 
 
-references_app = typer.Typer(add_completion=False)
+references_app = typer.Typer(add_completion=False, rich_markup_mode=None)
 references_app.callback(invoke_without_command=True)(_listing_unless_a_subcommand(references))
 references_app.command("check")(check)

@@ -28,7 +28,8 @@ def with_published_section(run_dir: Path, scores: Scores) -> Scores:
     placed = sum(c.comparable for c in checks)
     text = (f"{placed} of {len(checks)} published value(s) were measured the way this run "
             "measured and may stand beside its numbers; the others say every difference. "
-            f"`creval references check {run_dir}` gives the same as JSON (see docs/references.md).")
+            f"`creval references check {run_dir} --json` gives the same as JSON (see "
+            "docs/references.md).")
     inferred = sorted({n for c in checks if c.comparable for n in c.inferred})
     if inferred:
         text += " Comparable under protocol values the paper does not print: " + "; ".join(inferred) + "."
