@@ -264,6 +264,10 @@ def _nothing_paired(a: dict[str, dict[str, float]], b: dict[str, dict[str, float
         return (f"no measure in both runs (the first has {', '.join(sorted(a))}, the second "
                 f"{', '.join(sorted(b))})")
     m = shared[0]
+    for run, values in (("first", a), ("second", b)):
+        if not values[m]:
+            return (f"the {run} run has no value of {m} on any item (no answer was valid or "
+                    "parsed: see its report)")
     return (f"no item measured by both runs (the first has {len(a[m])}, the second "
             f"{len(b[m])}, none shared: other items or --limit)")
 
