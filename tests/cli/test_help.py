@@ -99,11 +99,11 @@ def test_run_help_reads_as_paragraphs() -> None:
 
 
 def test_version() -> None:
-    from creval import __version__
+    from importlib import metadata
 
     done = creval("--version")
     assert done.returncode == 0
-    assert done.stdout.strip() == f"creval {__version__}"
+    assert done.stdout.strip() == f"creval {metadata.version('creval')}"
 
 
 @pytest.mark.parametrize(("args", "suggestion"), [

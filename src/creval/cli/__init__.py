@@ -31,9 +31,13 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        from creval import __version__
+        from importlib import metadata
 
-        typer.echo(f"creval {__version__}")
+        try:
+            version = metadata.version("creval")
+        except metadata.PackageNotFoundError:  # a source tree on the path, not installed
+            version = "(not installed)"
+        typer.echo(f"creval {version}")
         raise typer.Exit()
 
 

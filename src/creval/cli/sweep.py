@@ -149,14 +149,13 @@ def _plan(*args: Any, plan: tuple[list[str], Path | None, int | None], out: Path
 
     from creval.cli.plan import checked_prices, show_plan
     from creval.evaluation.cost import plan_costs
-    from creval.evaluation.sweep import sweep_out
-    from creval.evaluation.sweep_plan import sweep_cells, sweep_request
+    from creval.evaluation.sweep import sweep_out, sweep_request
 
     price, prices, concurrency = plan
     checked = checked_prices(price, prices)
     request = sweep_request(*args, **kwargs)
     costs = []
-    for point, cells in sweep_cells(request, out):  # each row says its point
+    for point, cells in _sweep_cells(request, out):  # each row says its point
         costs += [dataclasses.replace(c, benchmark=f"{c.benchmark} {point}") for c in plan_costs(
             cells, judge=request.judge, roles=request.roles, concurrency=concurrency,
             prices=checked)]
@@ -192,3 +191,20 @@ def _compare(a: Path, b: Path, quality: float | None, confidence: float, resampl
     if out is not None:
         get_console().print(f"Comparison: {out / 'compare.html'} (and compare.md, compare.json)",
                             soft_wrap=True)
+
+
+def _sweep_cells(request: Any, out: Path | None) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Every (model, plan) the sweep would run, per point (``temperature=0.7``), validated,
+    nothing written (``--plan``)."""
+    from creval.evaluation.sweep import planned_sweep, sweep_out
+
+    _, profiles, plans = planned_sweep(request, sweep_out(request, out))
+    points = [(f"{request.option}={value!r}", [(run.model, run.plan) for run in runs])
+              for value, runs in plans]
+    if profiles:
+        from creval.evaluation.profile import plan_profile
+
+        points += [(point.name.replace("-", "=", 1), [(profile.model, plan) for _, plan in
+                                                      plan_profile(profile, point)])
+                   for point, profile in profiles]
+    return points

@@ -393,7 +393,6 @@ def sweep(
     (``base_url``, ``cache``, ``threads``, ...). The same ``out`` resumes.
     """
     from creval.evaluation.api import in_own_loop, run_settings
-    from creval.evaluation.sweep_plan import sweep_request
 
     if not 0 < confidence < 1:
         raise CrevalError("confidence takes a level between 0 and 1, such as 0.95.")
@@ -407,3 +406,23 @@ def sweep(
     return in_own_loop(lambda: run_sweep(request, where, run, confidence=confidence,
                                          resamples=resamples))
 
+
+def sweep_request(
+    benchmarks: str | Sequence[str] | None = None, *, values: str | Mapping[str, Sequence[float]],
+    model: str = "local", profile: bool = False, size: str = "standard", lang: str = "en",
+    families: Sequence[str] | None = None, only: Sequence[str] | None = None,
+    preset: str | None = None, judge: str | None = None, roles: Mapping[str, str] | None = None,
+    role_base_urls: Mapping[str, str] | None = None, **options: Any,
+) -> SweepRequest:
+    """The :class:`SweepRequest` of :func:`sweep`'s arguments (``creval sweep``, ``--plan``)."""
+    option, chosen = parse_values(values)
+    names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks or [])
+    if profile == bool(names):
+        raise CrevalError("Name the benchmarks to sweep, or sweep the profile battery "
+                          "(creval sweep profile / profile=True), not both.")
+    return SweepRequest(
+        option=option, values=chosen, model=model, benchmarks=tuple(names),
+        profile={"size": size, "lang": lang, "families": list(families or []),
+                 "only": list(only or [])} if profile else None,
+        options=dict(options), preset=preset, judge=judge, roles=dict(roles or {}),
+        role_urls=dict(role_base_urls or {}))
