@@ -81,6 +81,13 @@ def test_helps_through_the_command_line_at_80_columns() -> None:
         done = creval(*path, "--help")
         assert done.returncode == 0, done.stderr
         _check(done.stdout, f"creval {' '.join(path)} --help", 80, commands.get(tuple(path)))
+    from creval.benchmarks.base import get_benchmark
+
+    text = creval("run", "dat", "lotbench", "--help").stdout  # the benchmarks' option tables
+    for name in ("dat", "lotbench"):
+        for field in get_benchmark(name).Options.model_fields.values():
+            for passage in re.findall(r"\[[^\[\]]*\]", field.description or ""):
+                assert _squeezed(passage) in _squeezed(text), f"{name}: {passage!r} was lost"
 
 
 def test_run_help_reads_as_paragraphs() -> None:

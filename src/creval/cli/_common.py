@@ -55,12 +55,13 @@ def get_console(stderr: bool = False) -> Any:
 def options_table(cls: Any) -> Any:
     """A benchmark's options with their kinds, readable in an 80-column terminal."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table("option", "kind", "default", "what it does", box=None, pad_edge=False)
     for name, info in cls.Options.model_fields.items():
-        table.add_row(
-            "--" + name.replace("_", "-"), cls.Options.kind_of(name), repr(info.default),
-            info.description or "",
+        table.add_row(  # Text: shown as written, no Rich markup ("[ray]" stays)
+            "--" + name.replace("_", "-"), cls.Options.kind_of(name), Text(repr(info.default)),
+            Text(info.description or ""),
         )
     return table
 

@@ -176,6 +176,8 @@ def _print_dry_run(plans: list[Any]) -> None:
 
 def _run_help(ctx: typer.Context, names: list[str]) -> None:
     """``creval run [BENCH...] --help``: the command's help, then each benchmark's options."""
+    from rich.markup import escape
+
     from creval.benchmarks.base import get_benchmark
 
     typer.echo(ctx.get_help())
@@ -186,7 +188,7 @@ def _run_help(ctx: typer.Context, names: list[str]) -> None:
     console.print("\n" + OPTION_KINDS)
     for name in names:
         cls = type(get_benchmark(name))
-        console.print(f"\n[bold]{name} options[/]: {cls.description}")
+        console.print(f"\n[bold]{name} options[/]: {escape(cls.description)}")
         console.print(options_table(cls))
         if cls.extra_roles:
             console.print(f"[bold]{name} model roles[/] (each falls back to --judge, then --model):")
