@@ -205,7 +205,9 @@ def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
             found += [path] if (path / MANIFEST).is_file() else [m.parent for m in path.rglob(MANIFEST)]
     runs = [read_run(p) for p in sorted(set(found))]
     if not runs:
-        raise CrevalError(f"No creval run directory (with {MANIFEST}) found for {paths!r}.")
+        shown = ", ".join(str(i) for i in items) or "(no path)"
+        raise CrevalError(f"No creval run directory (with {MANIFEST}) found in {shown}: pass "
+                          "run directories, folders holding runs, or glob patterns.")
     return Runs(runs)
 
 

@@ -95,7 +95,8 @@ def test_sat_repeats_from_python(tmp_path: Path) -> None:
     result = api.evaluate("sat", model="local", limit=2, repeats=2, max_tokens=24,
                           out=tmp_path / "sat")
     scores = result["sat"].scores
-    assert scores.units.total == 4 and scores.headline["stories"] == 4
+    assert scores.units.total == 4 and scores.headline["stories"] == 2  # each story once
+    assert scores.headline["rewrites"] == 4
     noise = scores.noise["sat_mean"]
     assert noise["judge"] is None and noise["n_items"] == 2 and noise["n_samples"] == 4
     assert noise["samples"] is not None and noise["samples"] + noise["items"] == pytest.approx(1.0, abs=1e-5)

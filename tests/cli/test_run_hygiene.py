@@ -102,7 +102,7 @@ def test_credentials_in_the_base_url_are_never_written_or_printed(
                            f"http://alice:new-pw@{host}", "--trials", "2",
                            "--out", str(tmp_path / "run")))
     assert rotated.returncode == 0, rotated.stderr
-    assert "0 request(s)" in rotated.stdout
+    assert "already complete: 2 ok, nothing to run" in " ".join(rotated.stdout.split())
     gone = f"http://alice:s3cret-pw@127.0.0.1:{free_port()}/v1"
     unreachable = creval(*_run("dat", "--model", "openai:m", "--base-url", gone,
                                "--out", str(tmp_path / "gone")))

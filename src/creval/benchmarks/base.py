@@ -203,8 +203,12 @@ def _register_plugin(name: str, target: Any) -> None:
 def get_benchmark(name: str) -> Benchmark[Any]:
     known = registry()
     if name not in known:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(known), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
         raise CrevalError(
-            f"Unknown benchmark {name!r}. Registered: {', '.join(known)}. See `creval list`."
+            f"Unknown benchmark {name!r}.{hint} Registered: {', '.join(known)}. See `creval list`."
         )
     return known[name]()
 

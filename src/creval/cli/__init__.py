@@ -9,6 +9,7 @@ commands call :mod:`creval.evaluation` and the layers below; nothing imports thi
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -21,7 +22,32 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # Click's own help: paragraphs reflowed to the terminal, text shown as written (no Rich
+    # markup to eat "[ray]"), no type labels on flags; up to 120 columns wide
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120},
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("creval")
+        except metadata.PackageNotFoundError:  # a source tree on the path, not installed
+            version = "(not installed)"
+        typer.echo(f"creval {version}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_show_version,
+        help="Print creval's version and exit.")] = False,
+) -> None:
+    """Measure the creativity of language models."""
 
 
 def _register_subcommands() -> None:
@@ -66,7 +92,7 @@ def _register_subcommands() -> None:
 def main() -> None:
     """Entry point: bad input and set-up problems exit 2 with a message, no traceback."""
     try:
-        app()
+        app(prog_name="creval")
     except KeyboardInterrupt:
         get_console(stderr=True).print(
             "interrupted: finished units are saved; run the same command again to resume."

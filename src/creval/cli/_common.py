@@ -37,6 +37,14 @@ class ErrorsAsMessages(TyperGroup):
             get_console(stderr=True).print(f"[bold red]error:[/] {message}", soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The commands with the whole first sentence of their help, wrapped, not cut."""
+        rows = [(name, cmd.get_short_help_str(limit=1000)) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 def get_console(stderr: bool = False) -> Any:
     from rich.console import Console
@@ -47,12 +55,13 @@ def get_console(stderr: bool = False) -> Any:
 def options_table(cls: Any) -> Any:
     """A benchmark's options with their kinds, readable in an 80-column terminal."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table("option", "kind", "default", "what it does", box=None, pad_edge=False)
     for name, info in cls.Options.model_fields.items():
-        table.add_row(
-            "--" + name.replace("_", "-"), cls.Options.kind_of(name), repr(info.default),
-            info.description or "",
+        table.add_row(  # Text: shown as written, no Rich markup ("[ray]" stays)
+            "--" + name.replace("_", "-"), cls.Options.kind_of(name), Text(repr(info.default)),
+            Text(info.description or ""),
         )
     return table
 
@@ -96,6 +105,30 @@ def parse_extra_options(args: list[str], flags: Collection[str] = ()) -> dict[st
         out[key] = value
         i += 1
     return out
+
+
+def check_own_options(ctx: Any, args: list[str], names: list[str]) -> None:
+    """Stop on an option that is no benchmark's (or role's) but close to one of the command's
+    own: ``run`` and ``sweep`` take unknown options as benchmark options, so ``--concurency``
+    would otherwise be reported as a benchmark option ("Did you mean --concurrency?")."""
+    import difflib
+
+    from creval.benchmarks.base import registry
+
+    known = registry()
+    benches = [known[n] for n in names if n in known]
+    theirs = {f for b in benches for f in b.Options.model_fields}
+    roles = {r for b in benches for r in b.extra_roles}
+    roles |= {f"{r}_base_url" for r in roles}
+    own = [o[2:].replace("-", "_") for p in ctx.command.params for o in p.opts if o.startswith("--")]
+    given = [a[2:].partition("=")[0].replace("-", "_") for a in args if a.startswith("--")]
+    for key in given:
+        if key.removeprefix("no_") in theirs or key in theirs or key in roles:
+            continue
+        close = difflib.get_close_matches(key, own + sorted(theirs), n=1)
+        if close and close[0] in own:
+            raise CrevalError(f"No such option --{key.replace('_', '-')}. Did you mean "
+                              f"--{close[0].replace('_', '-')}?")
 
 
 def flag_options(benchmarks: Iterable[Any]) -> set[str]:

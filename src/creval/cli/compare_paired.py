@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from creval.cli.summaries import published_summary
 from creval.errors import CrevalError
 
 
@@ -33,15 +35,52 @@ def compare_paired(run_dirs: list[Path], *, published: bool, paired: bool,
             raise CrevalError(f"--paired compares two runs (A B), got {len(run_dirs)}.")
         report = compare_runs_paired(run_dirs[0], run_dirs[1])
     doc = report.to_json()
-    if not doc["rows"]:
-        raise CrevalError("No paired comparison could be made: "
-                          + "; ".join(f"{s['benchmark']} ({s['run']}): {s['reason']}"
-                                      for s in doc["skipped"]))
     if as_json:
+        if not doc["rows"]:
+            raise CrevalError(_nothing_compared(doc, run_dirs))
         for row in doc["rows"]:
             typer.echo(json.dumps(row))
         for skipped in doc["skipped"]:
             typer.echo(f"not compared: {skipped['benchmark']} ({skipped['run']}): "
                        f"{skipped['reason']}", err=True)
-    else:
-        typer.echo(render_paired_text(doc, runs=paired))
+        return
+    if published:
+        for line in published_summary(doc, run_dirs[0]):
+            typer.echo(line)
+        typer.echo("")
+    if doc["rows"]:
+        typer.echo(render_paired_text({**doc, "skipped": []}, runs=paired))
+    if doc["skipped"]:
+        print_skipped(doc["skipped"])
+    if not doc["rows"]:
+        raise CrevalError(_nothing_compared(doc, run_dirs))
+
+
+def _nothing_compared(doc: dict[str, Any], run_dirs: list[Path]) -> str:
+    """The error when no row could be made: the one reason, or where the reasons are."""
+    skipped = doc["skipped"]
+    if len(skipped) == 1:
+        s = skipped[0]
+        return f"No paired comparison could be made: {s['benchmark']} ({s['run']}): {s['reason']}"
+    if skipped:
+        return (f"No paired comparison could be made: none of the {len(skipped)} runs of "
+                f"{' and '.join(map(str, run_dirs))} (the table says why).")
+    return "No paired comparison could be made: no measure of these runs has per-item values."
+
+
+def print_skipped(skipped: list[dict[str, str]]) -> None:
+    """The runs not compared as a table, one reason a line, wrapped to the terminal."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from creval.cli._common import get_console
+
+    table = Table("benchmark", "run", "not compared because", box=None, pad_edge=False,
+                  title="Not compared", title_justify="left")
+    for column in table.columns:
+        column.overflow = "fold"
+    for s in skipped:
+        reasons = s["reason"].removeprefix("not comparable: ").split("; ")
+        table.add_row(Text(s["benchmark"]), Text(s["run"]),
+                      Text("\n".join(f"- {r}" for r in reasons)))
+    get_console().print(table)

@@ -10,7 +10,8 @@ import typer
 
 from creval.errors import CrevalError
 
-data_app = typer.Typer(help="Fetch upstream datasets (needs the internet).", no_args_is_help=True)
+data_app = typer.Typer(help="Fetch upstream datasets (needs the internet).", no_args_is_help=True,
+                       rich_markup_mode=None)
 
 #: dataset name -> (function "module:attr" taking the destination folder, what it fetches)
 FETCHERS: dict[str, tuple[str, str]] = {

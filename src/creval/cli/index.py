@@ -10,7 +10,7 @@ import typer
 from creval.errors import CrevalError
 
 index_app = typer.Typer(help="Local n-gram indexes of reference corpora (infini-gram).",
-                        no_args_is_help=True)
+                        no_args_is_help=True, rich_markup_mode=None)
 
 
 @index_app.command("build")

@@ -20,7 +20,8 @@ import typer
 from creval.errors import CrevalError
 from creval.models.base import Capabilities, Completion, GenerateRequest, ModelError, Usage
 
-play_app = typer.Typer(help="Play a benchmark yourself, scored like a model.", no_args_is_help=True)
+play_app = typer.Typer(help="Play a benchmark yourself, scored like a model.", no_args_is_help=True,
+                       rich_markup_mode=None)
 
 
 class HumanPlayer:

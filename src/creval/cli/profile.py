@@ -114,16 +114,17 @@ def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | N
           options: dict[str, dict[str, Any]], concurrency: int | None, price: list[str],
           prices: Path | None, repeats: int = 1, reasoning_ratio: float | None = None) -> None:
     """``creval profile --plan``: the battery's requests, tokens, time and cost, unsent."""
-    from creval.cli.plan import show_plan
-    from creval.evaluation.cost import parse_prices, plan_costs
+    from creval.cli.plan import checked_prices, show_plan
+    from creval.evaluation.cost import plan_costs
     from creval.evaluation.profile import ProfileRequest, default_out, plan_profile
 
+    checked = checked_prices(price, prices)  # before the battery is planned
     request = ProfileRequest(model=model, size=size, lang=lang, preset=preset, judge=judge,
                              roles=roles, families=tuple(families), only=tuple(only),
                              overrides=options, repeats=repeats)
     root = out or default_out(request)
     planned = plan_profile(request, root)
     costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,
-                       concurrency=concurrency, prices=parse_prices(price, prices),
+                       concurrency=concurrency, prices=checked,
                        progress=True, reasoning_ratio=reasoning_ratio)
     show_plan(costs, root / "plan.json")

@@ -111,7 +111,9 @@ def check(
     if as_json:
         typer.echo(json.dumps([c.as_dict() for c in checks], indent=1, ensure_ascii=False))
     elif checks:
-        for line in _check_lines(checks):
+        from creval.cli.summaries import check_summary
+
+        for line in [*check_summary(checks, path), *_check_lines(checks)]:
             typer.echo(line)
     elif not refused:
         typer.echo(f"{path}: no measure of its run(s) has a published value."
@@ -211,6 +213,6 @@ def _listing_unless_a_subcommand(listing: Any) -> Any:
     return callback
 
 
-references_app = typer.Typer(add_completion=False)
+references_app = typer.Typer(add_completion=False, rich_markup_mode=None)
 references_app.callback(invoke_without_command=True)(_listing_unless_a_subcommand(references))
 references_app.command("check")(check)

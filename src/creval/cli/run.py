@@ -14,6 +14,7 @@ from creval.cli._common import (
     ReasoningEffort,
     Replicas,
     check_effort,
+    check_own_options,
     flag_options,
     get_console,
     options_table,
@@ -105,6 +106,7 @@ def run(
     if show_help or "--help" in tokens[split:]:
         _run_help(ctx, tokens[:split])
         return
+    check_own_options(ctx, tokens[split:], tokens[:split])
     values: dict[str, Any] = parse_extra_options(tokens[split:], _flags(tokens[:split]))
     if limit is not None:
         values["limit"] = limit
@@ -116,12 +118,12 @@ def run(
         _print_dry_run([g.plan for g in grid])
         return
     if plan:
-        from creval.cli.plan import show_plan
-        from creval.evaluation.cost import parse_prices, plan_costs
+        from creval.cli.plan import checked_prices, show_plan
+        from creval.evaluation.cost import plan_costs
         from creval.evaluation.plans import slug
 
         costs = plan_costs([(g.model, g.plan) for g in grid], judge=judge, roles=roles,
-                           concurrency=concurrency, prices=parse_prices(price or [], prices),
+                           concurrency=concurrency, prices=checked_prices(price or [], prices),
                            progress=True, reasoning_ratio=reasoning_ratio)
         show_plan(costs, (out or Path("runs") / slug(models[0])) / "plan.json")
         return
@@ -180,6 +182,8 @@ def _print_dry_run(plans: list[Any]) -> None:
 
 def _run_help(ctx: typer.Context, names: list[str]) -> None:
     """``creval run [BENCH...] --help``: the command's help, then each benchmark's options."""
+    from rich.markup import escape
+
     from creval.benchmarks.base import get_benchmark
 
     typer.echo(ctx.get_help())
@@ -190,7 +194,7 @@ def _run_help(ctx: typer.Context, names: list[str]) -> None:
     console.print("\n" + OPTION_KINDS)
     for name in names:
         cls = type(get_benchmark(name))
-        console.print(f"\n[bold]{name} options[/]: {cls.description}")
+        console.print(f"\n[bold]{name} options[/]: {escape(cls.description)}")
         console.print(options_table(cls))
         if cls.extra_roles:
             console.print(f"[bold]{name} model roles[/] (each falls back to --judge, then --model):")
@@ -202,7 +206,7 @@ def _print_results(results: list[RunResult]) -> None:
     from rich.table import Table
 
     from creval.report.markdown import fmt
-    from creval.runner.counters import adaptation_lines, totals
+    from creval.runner.counters import adaptation_lines
 
     table = Table("benchmark", "metric", "value", title="creval results")
     several = len({r.model for r in results}) > 1  # a grid: say whose row it is
@@ -214,17 +218,8 @@ def _print_results(results: list[RunResult]) -> None:
     console.print(table)
     err = get_console(stderr=True)
     for result in results:
-        usage = result.scores.usage.get("this_invocation", {})
-        t = totals(usage)
-        console.print(
-            f"{result.benchmark}: units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not "
-            f"run; {t['requests']} request(s) ({t['retries']} retries), {t['cache_hits']} cache "
-            f"hit(s); tokens {t['input_tokens']} in / {t['output_tokens']} out"
-            + (f" ({t['reasoning_tokens']} reasoning)" if t.get("reasoning_tokens") else "") + "; "
-            f"{usage.get('seconds', 0):.1f} s; report: {result.out / 'report.md'}",
-            soft_wrap=True,
-        )
-        for line in adaptation_lines([usage]):
+        console.print(run_summary(result), soft_wrap=True, markup=False)
+        for line in adaptation_lines([result.scores.usage.get("this_invocation", {})]):
             console.print(line, soft_wrap=True, markup=False)
         for warning in [*result.scores.warnings, *result.scores.run_warnings]:
             err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
@@ -235,6 +230,34 @@ def _print_results(results: list[RunResult]) -> None:
             )
             for cause in result.scores.error_causes[:3]:
                 err.print(f"  {cause.count} x {escape(cause.cause)}", soft_wrap=True)
+
+
+def run_summary(result: RunResult) -> str:
+    """What this invocation did, in a line: units and calls, or that the run was already
+    complete, and answers replayed apart from models called."""
+    from creval.runner.counters import totals
+
+    usage = result.scores.usage.get("this_invocation", {})
+    t = totals(usage)
+    report = f"report: {result.out / 'report.md'}"
+    if t["ok"] == t["failed"] == t["not_run"] == 0:
+        return (f"{result.benchmark}: already complete: {result.scores.units.finished} ok, "
+                f"nothing to run; {report}")
+    models = usage.get("models") or {}
+    replays = {k for k in models if k.startswith("replay:")}
+    replayed = sum(int(models[k].get("requests") or 0) for k in replays)
+    called = totals({"models": {k: m for k, m in models.items() if k not in replays}})
+    asked = called["requests"] or called["cache_hits"]
+    parts = [f"units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not run"]
+    if replays:
+        parts.append(f"replayed {replayed} answer{'' if replayed == 1 else 's'}"
+                     + ("" if asked else ", no model called"))
+    if asked or not replays:
+        parts.append(f"{called['requests']} request(s) ({called['retries']} retries), "
+                     f"{called['cache_hits']} cache hit(s); tokens {called['input_tokens']} in / "
+                     f"{called['output_tokens']} out"
+                     + (f" ({called['reasoning_tokens']} reasoning)" if called.get("reasoning_tokens") else ""))
+    return f"{result.benchmark}: {'; '.join(parts)}; {usage.get('seconds', 0):.1f} s; {report}"
 
 
 def _flags(names: list[str]) -> set[str]:

@@ -15,7 +15,8 @@ import typer
 
 from creval.errors import CrevalError
 
-sandbox_app = typer.Typer(help="Run untrusted Python programs in the sandbox.", no_args_is_help=True)
+sandbox_app = typer.Typer(help="Run untrusted Python programs in the sandbox.", no_args_is_help=True,
+                          rich_markup_mode=None)
 
 
 def _read(path: Path, what: str) -> str:

@@ -24,10 +24,12 @@ from creval.cli._common import (
     Threads,
     Timeout,
     check_effort,
+    check_own_options,
     get_console,
     parse_extra_options,
     role_values,
 )
+from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
 USAGE = ("creval sweep BENCHMARK... --values OPTION=V1,V2,... [--model SPEC] [benchmark "
@@ -66,6 +68,9 @@ def sweep_command(
     no_cache: NoCache = False,
     progress: RunProgress = True,
     reasoning_effort: ReasoningEffort = None,
+    plan: PlanFlag = False,
+    price: PriceFlags = None,
+    prices: PriceFile = None,
 ) -> None:
     """Run benchmarks at several values of one generation option and draw each divergent
     measure against a quality measure of the same run, with bootstrap intervals
@@ -105,6 +110,9 @@ def sweep_command(
                               "resamples": resamples,
                               "progress": progress and not as_json,  # stdout holds the JSON
                               "settings": settings}
+    if plan:
+        common = {"plan": (price or [], prices, concurrency), "values": values, "model": model,
+                  "out": out, "judge": judge, "preset": preset}
     if positional[0] == "profile":
         from creval.cli.profile import _overrides
         from creval.evaluation.roles import parse_role_flags
@@ -118,9 +126,12 @@ def sweep_command(
     else:
         from creval.cli.run import _flags
 
+        check_own_options(ctx, extra, positional)
         options = parse_extra_options(extra, _flags(positional))
         options, roles, role_urls = role_values(positional, options, role or [])
         result = _sweep(positional, roles=roles, role_base_urls=role_urls, **options, **common)
+    if result is None:  # --plan: printed and written, nothing run
+        return
     _print_sweep(result, as_json)
     if not result.ok:
         raise typer.Exit(1)
@@ -129,7 +140,30 @@ def sweep_command(
 def _sweep(*args: Any, **kwargs: Any) -> Any:
     from creval.evaluation.sweep import sweep
 
+    if "plan" in kwargs:
+        _plan(*args, **kwargs)
+        return None
     return sweep(*args, **kwargs)
+
+
+def _plan(*args: Any, plan: tuple[list[str], Path | None, int | None], out: Path | None,
+          **kwargs: Any) -> None:
+    """``creval sweep ... --plan``: every point's requests, tokens, time and cost, unsent."""
+    import dataclasses
+
+    from creval.cli.plan import checked_prices, show_plan
+    from creval.evaluation.cost import plan_costs
+    from creval.evaluation.sweep import sweep_out, sweep_request
+
+    price, prices, concurrency = plan
+    checked = checked_prices(price, prices)
+    request = sweep_request(*args, **kwargs)
+    costs = []
+    for point, cells in _sweep_cells(request, out):  # each row says its point
+        costs += [dataclasses.replace(c, benchmark=f"{c.benchmark} {point}") for c in plan_costs(
+            cells, judge=request.judge, roles=request.roles, concurrency=concurrency,
+            prices=checked)]
+    show_plan(costs, sweep_out(request, out) / "plan.json")
 
 
 def _print_sweep(result: Any, as_json: bool) -> None:
@@ -161,3 +195,20 @@ def _compare(a: Path, b: Path, quality: float | None, confidence: float, resampl
     if out is not None:
         get_console().print(f"Comparison: {out / 'compare.html'} (and compare.md, compare.json)",
                             soft_wrap=True)
+
+
+def _sweep_cells(request: Any, out: Path | None) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Every (model, plan) the sweep would run, per point (``temperature=0.7``), validated,
+    nothing written (``--plan``)."""
+    from creval.evaluation.sweep import planned_sweep, sweep_out
+
+    _, profiles, plans = planned_sweep(request, sweep_out(request, out))
+    points = [(f"{request.option}={value!r}", [(run.model, run.plan) for run in runs])
+              for value, runs in plans]
+    if profiles:
+        from creval.evaluation.profile import plan_profile
+
+        points += [(point.name.replace("-", "=", 1), [(profile.model, plan) for _, plan in
+                                                      plan_profile(profile, point)])
+                   for point, profile in profiles]
+    return points

@@ -11,6 +11,7 @@ train_app = typer.Typer(
     help="Training data from runs (seed 004: DAT as a training signal; train with TRL, the "
     "'train' extra).",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 

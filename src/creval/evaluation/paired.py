@@ -263,10 +263,14 @@ def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
         if not values_a:
             report.skipped.append({"run": str(runs_a[bench]), "benchmark": bench,
                                    "reason": f"{bench} runs keep no item ids to pair by"})
+        before = len(report.rows)
         for measure in sorted(set(values_a) & set(values_b)):
             row = paired_row(bench, str(runs_a[bench]), measure, values_a[measure], values_b[measure])
             if row is not None:
                 report.rows.append({**row, "verdict_of": str(runs_b[bench])})
+        if values_a and len(report.rows) == before:
+            report.skipped.append({"run": f"{runs_a[bench]} vs {runs_b[bench]}", "benchmark": bench,
+                                   "reason": _nothing_paired(values_a, values_b)})
     finish(report.rows)
     return report
 
@@ -284,6 +288,29 @@ def _unpaired_runs(a: Run, b: Run) -> dict[str, Any] | None:
             "n": stats["n_published"] + stats["n_this"], **stats, "mdd": None,
             "mdd_reason": "unpaired: no detectable difference is computed",
             "n_subject": stats["n_published"], "published": stats["published"]}
+
+
+def _nothing_paired(a: dict[str, dict[str, float]], b: dict[str, dict[str, float]]) -> str:
+    """Why two runs' per-item values gave no pair: no shared measure, or no shared item.
+
+    >>> _nothing_paired({"m": {"1": 0.5}}, {})
+    'the second run has no item value (no unit finished, or none valid)'
+    >>> _nothing_paired({"m": {"1": 0.5}}, {"m": {"2": 0.1}})
+    'no item measured by both runs (the first has 1, the second 1, none shared: other items or --limit)'
+    """
+    if not b:
+        return "the second run has no item value (no unit finished, or none valid)"
+    shared = sorted(set(a) & set(b))
+    if not shared:
+        return (f"no measure in both runs (the first has {', '.join(sorted(a))}, the second "
+                f"{', '.join(sorted(b))})")
+    m = shared[0]
+    for run, values in (("first", a), ("second", b)):
+        if not values[m]:
+            return (f"the {run} run has no value of {m} on any item (no answer was valid or "
+                    "parsed: see its report)")
+    return (f"no item measured by both runs (the first has {len(a[m])}, the second "
+            f"{len(b[m])}, none shared: other items or --limit)")
 
 
 # --- into the run's and the profile's reports -----------------------------------------------

@@ -5,7 +5,7 @@ Python API's values and a preset."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,23 @@ class Plan:
     roles: dict[str, str] = field(default_factory=dict)
 
 
+def did_you_mean(unknown: Sequence[str], known: Iterable[str]) -> str:
+    """`` Did you mean --temperature?`` for the closest known option of each unknown one.
+
+    >>> did_you_mean(["tempreature"], ["temperature", "top_p"])
+    ' Did you mean --temperature?'
+    >>> did_you_mean(["zzz"], ["temperature"])
+    ''
+    """
+    import difflib
+
+    choices = list(known)
+    close = [m[0] for u in unknown if (m := difflib.get_close_matches(u, choices, n=1))]
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join("--" + c.replace("_", "-") for c in close) + "?"
+
+
 def plan_runs(
     names: list[str], values: dict[str, Any], out: Path | None, model: str,
     *, preset: str | None = None, judge: str | None = None,
@@ -43,9 +60,13 @@ def plan_runs(
     """
     from creval.benchmarks.base import get_benchmark
     from creval.evaluation.presets import check_needs, preset_entry
+    from creval.models import check_spec
 
     if not names:
         raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
+    for spec in (model, judge, *(roles or {}).values()):
+        if spec is not None:
+            check_spec(spec)  # a typo (--model locla) stops before anything is planned or written
     chosen = [get_benchmark(name) for name in names]
     known = {f for b in chosen for f in b.Options.model_fields}
     unknown = sorted(set(values) - known)
@@ -55,7 +76,8 @@ def plan_runs(
     if unknown:
         raise CrevalError(
             f"Unknown option(s) {', '.join('--' + u.replace('_', '-') for u in unknown)} for "
-            f"{', '.join(names)}. See `creval list --verbose` or `creval run NAME --help`."
+            f"{', '.join(names)}.{did_you_mean(unknown, known)} See `creval list --verbose` or "
+            "`creval run NAME --help`."
         )
     check_role_names(chosen, roles or {}, role_urls or {})
     root = out or Path("runs") / slug(model)

@@ -12,6 +12,7 @@ run directory of the same name inside it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
@@ -155,19 +156,41 @@ def run_profile(request: ProfileRequest, out: Path | None, settings: RunSettings
     plans = plan_profile(request, out)
     manifest = _manifest(request, plans)
     _check_resumable(out, manifest)
+    made = [p for p in (out, *out.parents) if not p.exists()]  # folders this call creates
     out.mkdir(parents=True, exist_ok=True)
     (out / PROFILE_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     replay = _replay_root(request.model)
     results = []
-    for planned, plan in plans:
-        model = request.model if replay is None else f"replay:{replay / plan.benchmark.name}"
-        chosen = dataclasses.replace(settings, model=model, judge=plan.judge, roles=plan.roles)
-        if settings.progress:
-            print(f"[profile] {planned.family.name}: {plan.benchmark.name} -> {plan.out}",
-                  flush=True)
-        results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
+    try:
+        for planned, plan in plans:
+            model = request.model if replay is None else f"replay:{replay / plan.benchmark.name}"
+            chosen = dataclasses.replace(settings, model=model, judge=plan.judge, roles=plan.roles)
+            if settings.progress:
+                print(f"[profile] {planned.family.name}: {plan.benchmark.name} -> {plan.out}",
+                      flush=True)
+            results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
+    except CrevalError:
+        if made and not results:
+            _remove_unused(out, made)
+        raise
     document = write_profile(out)
     return ProfileResult(out, document, results)
+
+
+def _remove_unused(out: Path, made: list[Path]) -> None:
+    """Undo a profile folder this invocation made when its first run stopped before writing
+    anything (an unreachable endpoint, bad input): its manifest and empty folders go, any
+    other file stays."""
+    import os
+
+    (out / PROFILE_MANIFEST).unlink(missing_ok=True)
+    for folder, _, _ in sorted(os.walk(out), key=lambda w: -len(w[0])):
+        if Path(folder) != out:
+            with contextlib.suppress(OSError):
+                Path(folder).rmdir()  # only empty folders
+    for made_folder in made:  # out, then the parents this invocation made
+        with contextlib.suppress(OSError):
+            made_folder.rmdir()
 
 
 def write_profile(out: Path) -> dict[str, Any]:

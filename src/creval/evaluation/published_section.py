@@ -30,7 +30,8 @@ def with_published_section(run_dir: Path, scores: Scores) -> Scores:
     placed = sum(c.comparable for c in checks)
     text = (f"{placed} of {len(checks)} published value(s) were measured the way this run "
             "measured and may stand beside its numbers; the others say every difference. "
-            f"`creval references check {run_dir}` gives the same as JSON (see docs/references.md).")
+            f"`creval references check {run_dir} --json` gives the same as JSON (see "
+            "docs/references.md).")
     items = {c.measure: c.items for c in checks if c.items is not None}
     if items:
         text += " " + "; ".join(f"{m}: {i.line()}" for m, i in items.items()) + "."

@@ -175,10 +175,14 @@ def _manifest(request: SweepRequest, benchmarks: list[str], out: Path) -> dict[s
     return manifest
 
 
-def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
-              confidence: float = 0.95, resamples: int = 2000) -> SweepResult:
-    """Run (or resume) the sweep into ``out`` and write its reports."""
-    out = out or Path("runs") / "sweeps" / f"{slug(request.model)}-{request.option}"
+def sweep_out(request: SweepRequest, out: Path | None) -> Path:
+    """The sweep directory: ``out``, else ``runs/sweeps/MODEL-OPTION``."""
+    return out or Path("runs") / "sweeps" / f"{slug(request.model)}-{request.option}"
+
+
+def planned_sweep(request: SweepRequest, out: Path) -> tuple[
+        list[str], list[tuple[Path, ProfileRequest]], list[tuple[float, list[GridRun]]]]:
+    """The sweep's benchmarks and its profiles or runs, value by value; bad input stops here."""
     profiles: list[tuple[Path, ProfileRequest]] = []
     plans: list[tuple[float, list[GridRun]]] = []
     if request.profile is not None:
@@ -192,6 +196,14 @@ def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
     else:
         benchmarks = list(request.benchmarks)
         plans = plan_sweep(request, out)  # bad input stops here
+    return benchmarks, profiles, plans
+
+
+def run_sweep(request: SweepRequest, out: Path | None, settings: RunSettings, *,
+              confidence: float = 0.95, resamples: int = 2000) -> SweepResult:
+    """Run (or resume) the sweep into ``out`` and write its reports."""
+    out = sweep_out(request, out)
+    benchmarks, profiles, plans = planned_sweep(request, out)
     manifest = _manifest(request, benchmarks, out)
     out.mkdir(parents=True, exist_ok=True)
     (out / SWEEP_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -382,22 +394,35 @@ def sweep(
     """
     from creval.evaluation.api import in_own_loop, run_settings
 
-    option, chosen = parse_values(values)
     if not 0 < confidence < 1:
         raise CrevalError("confidence takes a level between 0 and 1, such as 0.95.")
-    names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks or [])
-    if profile == bool(names):
-        raise CrevalError("Name the benchmarks to sweep, or sweep the profile battery "
-                          "(creval sweep profile / profile=True), not both.")
-    request = SweepRequest(
-        option=option, values=chosen, model=model, benchmarks=tuple(names),
-        profile={"size": size, "lang": lang, "families": list(families or []),
-                 "only": list(only or [])} if profile else None,
-        options=dict(options), preset=preset, judge=judge, roles=dict(roles or {}),
-        role_urls=dict(role_base_urls or {}))
+    request = sweep_request(benchmarks, values=values, model=model, profile=profile, size=size,
+                            lang=lang, families=families, only=only, preset=preset, judge=judge,
+                            roles=roles, role_base_urls=role_base_urls, **options)
     run = run_settings(model, judge=judge, progress=progress, role_base_urls=role_base_urls,
                        **dict(settings or {}))
     run = dataclasses.replace(run, progress=progress)
     where = Path(out) if out is not None else None
     return in_own_loop(lambda: run_sweep(request, where, run, confidence=confidence,
                                          resamples=resamples))
+
+
+def sweep_request(
+    benchmarks: str | Sequence[str] | None = None, *, values: str | Mapping[str, Sequence[float]],
+    model: str = "local", profile: bool = False, size: str = "standard", lang: str = "en",
+    families: Sequence[str] | None = None, only: Sequence[str] | None = None,
+    preset: str | None = None, judge: str | None = None, roles: Mapping[str, str] | None = None,
+    role_base_urls: Mapping[str, str] | None = None, **options: Any,
+) -> SweepRequest:
+    """The :class:`SweepRequest` of :func:`sweep`'s arguments (``creval sweep``, ``--plan``)."""
+    option, chosen = parse_values(values)
+    names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks or [])
+    if profile == bool(names):
+        raise CrevalError("Name the benchmarks to sweep, or sweep the profile battery "
+                          "(creval sweep profile / profile=True), not both.")
+    return SweepRequest(
+        option=option, values=chosen, model=model, benchmarks=tuple(names),
+        profile={"size": size, "lang": lang, "families": list(families or []),
+                 "only": list(only or [])} if profile else None,
+        options=dict(options), preset=preset, judge=judge, roles=dict(roles or {}),
+        role_urls=dict(role_base_urls or {}))

@@ -132,7 +132,12 @@ def measure_pairs(run: Run) -> list[Pair]:
 
 
 def check_sweepable(names: Sequence[str]) -> None:
-    """Stop when a benchmark has no divergent/quality pair to draw."""
+    """Stop when a name is no benchmark (with the closest one) or a benchmark has no
+    divergent/quality pair to draw."""
+    from creval.benchmarks.base import get_benchmark
+
+    for name in names:
+        get_benchmark(name)  # "Unknown benchmark 'datt'. Did you mean 'dat'?"
     wrong = [n for n in names if n not in SWEEPABLE]
     if wrong:
         raise CrevalError(

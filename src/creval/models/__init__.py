@@ -41,6 +41,7 @@ __all__ = [
     "TokenLogprob",
     "TransientModelError",
     "Usage",
+    "check_spec",
     "get_model",
     "parse_spec",
     "providers",
@@ -120,16 +121,27 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider, name
 
 
+def check_spec(spec: str) -> None:
+    """Stop with a clear error when ``spec`` names no registered provider (a typo such as
+    ``locla``); nothing is imported or loaded, so a plan can check its models first."""
+    import difflib
+
+    provider, _ = parse_spec(spec)
+    _load_plugins()
+    if provider not in _PROVIDERS:
+        close = difflib.get_close_matches(provider, providers(), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise CrevalError(
+            f"Unknown model spec {spec!r}: the provider {provider!r} is not one of "
+            f"{', '.join(providers())}.{hint} Examples: local, local:/path/model.gguf, "
+            "openai:gpt-4o-mini --base-url URL, hf:/path/or/hub-name, replay:RUN_DIR."
+        )
+
+
 def get_model(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> Model:
     """Build the backend for ``spec``. Nothing is loaded until the first request."""
     provider, name = parse_spec(spec)
-    _load_plugins()
-    if provider not in _PROVIDERS:
-        raise CrevalError(
-            f"Unknown model spec {spec!r}: the provider {provider!r} is not one of "
-            f"{', '.join(providers())}. Examples: local, local:/path/model.gguf, "
-            "openai:gpt-4o-mini --base-url URL, hf:/path/or/hub-name, replay:RUN_DIR."
-        )
+    check_spec(spec)
     opts = options or ModelOptions(**kwargs)
     target = _BATCH_PROVIDERS.get(provider, _PROVIDERS[provider]) if opts.batch else _PROVIDERS[provider]
     module_name, _, func = target.partition(":")

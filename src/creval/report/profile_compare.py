@@ -60,6 +60,6 @@ def render_profile_leaderboard(rows: list[dict[str, Any]]) -> str:
             block = [r for r in rows if (r["family"], r["benchmark"], r["key"], r["label"]) == key]
             out.append(markdown_table([
                 {"rank": _rank(r), "model": r["model"], "value": r["value"],
-                 "interval": _interval(r), "n": None if r["n"] != r["n"] else r["n"],
+                 "interval": _interval(r), "n": None if r["n"] is None or r["n"] != r["n"] else int(r["n"]),  # not 12.0000
                  "weak": r["weak"] or "-"} for r in block]))
     return "\n".join(out) + "\n"

@@ -104,7 +104,9 @@ class SAT(Benchmark[SATOptions]):
             for (s, t), d in zip(pairs, distances, strict=True)
         ]
         scores = Scores(
-            headline={"sat_mean": mean, "sat_std": std, "stories": len(distances),
+            headline={"sat_mean": mean, "sat_std": std,
+                      "stories": len({s.id for s, _ in pairs}),  # each once, however repeated
+                      **({"rewrites": len(distances)} if options.repeats > 1 else {}),
                       "empty_rewrites": len(empty)},
             per_item={"sat_mean": list(distances)},
             resources={"embedder": embedder},

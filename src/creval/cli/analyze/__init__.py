@@ -20,6 +20,7 @@ analyze_app = typer.Typer(
     help="The seed papers' analyses (tables and figures) from run directories and label files; "
     "each is saved into a run (analyses/NAME.json) and shown in its reports.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 SEED_MODULES = ("creval.cli.analyze.neocoder", "creval.cli.analyze.openended", "creval.cli.analyze.ttct")

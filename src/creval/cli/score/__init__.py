@@ -17,7 +17,7 @@ from creval.cli.score.benchmarks import ScoreGroup, write_scores
 from creval.errors import CrevalError
 
 score_app = typer.Typer(cls=ScoreGroup, help="Score inputs without calling a model.",
-                        no_args_is_help=True)
+                        no_args_is_help=True, rich_markup_mode=None)
 
 
 @score_app.command(

@@ -253,7 +253,7 @@ def thin_command(name: str) -> Any:
     command.__doc__ = (f"{inspect.getdoc(thin.read)}\n\nThe scoring options are {bench.name}'s "
                        f"own, as `creval run {bench.name}` and `creval score answers "
                        f"{bench.name}` take them.")
-    app = typer.Typer(add_completion=False)
+    app = typer.Typer(add_completion=False, rich_markup_mode=None)
     app.command(name)(command)
     return typer.main.get_command(app)
 
