@@ -90,6 +90,23 @@ class RunConditions:
     self_judged_how: str = ""
 
 
+def effective_options(cond: RunConditions) -> dict[str, Any]:
+    """The run's options as its requests applied them (several values: any of them), the
+    manifest's where no request carries the option: to hold another run against.
+
+    >>> from creval.evaluation.paper_data import DataIdentity
+    >>> c = RunConditions("jcq", DataIdentity("none", ""), options={"structured_judge": True},
+    ...                   applied={"structured_judge": Applied("judge", ((False, 7),))})
+    >>> effective_options(c)
+    {'structured_judge': False}
+    """
+    out = dict(cond.options)
+    for name, applied in cond.applied.items():
+        values = tuple(v for v, _ in applied.values)
+        out[name] = values[0] if len(values) == 1 else values
+    return out
+
+
 def bare(spec: str) -> str:
     """A model spec or reported id as compared with a paper's model: lower case, without the
     provider (``openai:``) or a router's prefix (``openai/``). The snapshot date stays:
@@ -268,4 +285,4 @@ def is_self_judged(scores: Scores) -> bool:
 
 
 __all__ = ["EFFECT_OPTIONS", "REQUEST_OPTIONS", "Applied", "RunConditions", "bare",
-           "conditions_of", "endpoint", "is_self_judged", "same", "self_judged", "shown"]
+           "conditions_of", "effective_options", "endpoint", "is_self_judged", "same", "self_judged", "shown"]

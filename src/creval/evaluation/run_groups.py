@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from creval.errors import CrevalError
 from creval.evaluation.comparability import conditions_of, reasons
+from creval.evaluation.conditions import effective_options
 from creval.report.references import Protocol
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def _protocol_of(run: Run) -> Protocol:
     model ids their endpoints reported (else the spec); its data is compared apart
     (:func:`_same_data`)."""
     cond = conditions_of(run)
-    options = {k: v for k, v in cond.options.items() if k not in _NOT_PROTOCOL}
+    options = {k: v for k, v in effective_options(cond).items() if k not in _NOT_PROTOCOL}
     judge = cond.judge_reported or ((cond.judge,) if cond.judge is not None else None)
     return Protocol(id=f"run {run.path}", benchmark=cond.benchmark, data="none", items=None,
                     judge=judge, description=f"as run {run.path} measured",
