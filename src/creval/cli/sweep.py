@@ -120,6 +120,11 @@ def sweep_command(
     _print_sweep(result, as_json)
     if not result.ok:
         raise typer.Exit(1)
+    from creval.evaluation.unscored import EXIT_NO_SCORE, unscored
+
+    if result.runs and all((u := unscored(r.scores)) is not None and u.no_score
+                           for r in result.runs):
+        raise typer.Exit(EXIT_NO_SCORE)  # every run finished without a score: sweep.md says so
 
 
 def _sweep(*args: Any, **kwargs: Any) -> Any:

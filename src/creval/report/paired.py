@@ -50,7 +50,7 @@ def standing(row: dict[str, Any]) -> str:
     >>> standing({**row, "verdict": "not distinguishable", "p_holm": 0.4})
     'not distinguishable from GPT-4o (p = 0.4 after Holm; 700 items detect about 0.04 at 80% power)'
     """
-    if row["difference"] == 0 and row["low"] == row["high"] == 0:
+    if row["difference"] == 0 and (row.get("sd") == 0 or row["low"] == row["high"] == 0):
         return f"the same as {row['subject']} on every one of the {row['n']} paired items"
     if row["verdict"] == "behind":
         return f"behind {row['subject']} (p = {_p(row['p_holm'])} after Holm < 0.05)"
@@ -67,15 +67,18 @@ def sentence(row: dict[str, Any], *, this: str = "this model") -> str:
     ...           "p_holm": 0.003})
     'GPT-4o minus this model: +0.12 [0.05, 0.19], p = 0.003 after Holm'
     """
+    interval = (f"[{_num(row['low'])}, {_num(row['high'])}]" if row["low"] is not None
+                else f"({row.get('interval_note') or 'no interval'})")
     return (f"{row['subject']} minus {this}: {_num(row['difference'], signed=True)} "
-            f"[{_num(row['low'])}, {_num(row['high'])}], p = {_p(row['p_holm'])} after Holm")
+            f"{interval}, p = {_p(row['p_holm'])} after Holm")
 
 
 def rows_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows as shown: rounded, with the standing in words."""
     return [{"benchmark": r["benchmark"], "measure": r["measure"], "subject": r["subject"],
              "n": r["n"], "difference": _num(r["difference"], signed=True),
-             "95% interval": f"[{_num(r['low'])}, {_num(r['high'])}]", "p": _p(r["p"]),
+             "95% interval": (f"[{_num(r['low'])}, {_num(r['high'])}]" if r["low"] is not None
+                              else r.get("interval_note") or "-"), "p": _p(r["p"]),
              "p_holm": _p(r["p_holm"]), "mdd": _num(r["mdd"]), "verdict": r["verdict"]}
             for r in rows]
 

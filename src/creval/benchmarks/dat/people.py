@@ -133,8 +133,7 @@ def fidelity_note(scorer: DATScorer) -> str:
             "bench/dat_embedder_fidelity.py measures it.")
 
 
-def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
-                       *, seed: int = 0) -> Scores:
+def place_among_people(scores: Scores, scorer: DATScorer, people: str | None) -> Scores:
     """``scores`` with ``human_percentile`` (and ``_low``/``_high``) among the people
     re-scored by ``scorer``, or a note saying why there is none and how to get it."""
     from creval.metrics.percentile import human_percentile
@@ -159,20 +158,23 @@ def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
     if not found.scores:
         note = f"People's percentile: not computed: none of the {found.people} people has a valid list under this scorer."
         return scores.model_copy(update={"notes": [*scores.notes, note]})
-    r = human_percentile(model, list(found.scores), seed=seed)
+    r = human_percentile(model, list(found.scores))
     mean = sum(found.scores) / len(found.scores)
     sd = math.sqrt(sum((v - mean) ** 2 for v in found.scores) / max(len(found.scores) - 1, 1))
     headline = {**scores.headline, "human_percentile": round(r.percentile, 2),
-                "human_percentile_low": round(r.low, 2), "human_percentile_high": round(r.high, 2)}
+                "human_percentile_low": None if r.low is None else round(r.low, 2),
+                "human_percentile_high": None if r.high is None else round(r.high, 2)}
+    shown = (f"({r.reason})" if r.low is None or r.high is None
+             else f"[{r.low:.1f}, {r.high:.1f}]")
     note = (f"People's percentile: the model's mean {r.mean:.2f} is above {r.percentile:.1f}% "
-            f"[{r.low:.1f}, {r.high:.1f}] of {len(found.scores):,} people (study 2 of Olson et al. "
+            f"{shown} of {len(found.scores):,} people (study 2 of Olson et al. "
             f"2021; {found.people - len(found.scores):,} of {found.people:,} without a valid list), "
             f"their words re-scored by the same scorer as the model (people's mean {mean:.2f}, sd {sd:.2f}); "
-            "95% bootstrap over trials and people. Not compared with the files' official scores "
+            "95% interval over trials and people (creval.metrics.percentile). Not compared with the files' official scores "
             f"(other vectors). {fidelity_note(scorer)}")
     extra = {"source": SOURCE, "root": str(root), "studies": list(found.studies),
              "people": found.people, "scored": len(found.scores), "mean": round(mean, 4),
              "sd": round(sd, 4), "cache_key": found.key, "percentile_kind": "mean",
-             "confidence": r.confidence, "resamples": r.resamples}
+             "confidence": r.confidence}
     updated = scores.model_copy(update={"headline": headline, "notes": [*scores.notes, note]})
     return updated.with_extra(people=extra)
