@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 from creval.metrics.curves import (
     default_target,
@@ -121,19 +121,35 @@ def test_difference_and_default_target() -> None:
 
 
 def test_mean_difference_ci_against_scipy() -> None:
-    rng = np.random.default_rng(1)
-    a, b = list(rng.normal(5, 1, 40)), list(rng.exponential(4, 30))
+    a = [4.0, 5.0, 6.0, 5.0] * 8  # both sides without skewness: exactly Welch's interval
+    b = [1.0, 3.0, 5.0] * 11
     r = mean_difference_ci(a, b)
     ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
-    assert r.mean == pytest.approx(np.mean(a) - np.mean(b)) and r.n == 30
+    assert r.mean == pytest.approx(np.mean(a) - np.mean(b)) and r.n == 32
     assert (r.low, r.high) == pytest.approx((ref.low, ref.high), rel=1e-12)
-    # Welch by hand: the Welch-Satterthwaite degrees of freedom
-    va, vb = np.var(a, ddof=1) / 40, np.var(b, ddof=1) / 30
-    df = (va + vb) ** 2 / (va**2 / 39 + vb**2 / 29)
-    half = stats.t.ppf(0.975, df) * np.sqrt(va + vb)
-    assert r.high - r.low == pytest.approx(2 * half)
     small = mean_difference_ci(a[:29], b)
     assert small.low is None and small.reason == "n=29: too few items for an interval (needs 30)"
+
+
+def test_mean_difference_ci_solves_halls_transformation() -> None:
+    """Skewed sides: each end is where Hall's transformation of the Welch statistic reaches
+    the t quantile (Welch-Satterthwaite df), found here by root finding."""
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(5, 1, 40), rng.exponential(4, 30)
+    va, vb = a.var(ddof=1) / 40, b.var(ddof=1) / 30
+    se = math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / 39 + vb**2 / 29)
+    kappa = (stats.moment(a, 3) / 40**2 - stats.moment(b, 3) / 30**2) / se**3
+    q = stats.t.ppf(0.975, df)
+    diff = a.mean() - b.mean()
+
+    def end(target: float) -> float:
+        def h(t: float) -> float:
+            return t + kappa * t * t / 3 + kappa**2 * t**3 / 27 + kappa / 6
+        return diff - se * optimize.brentq(lambda t: h(t) - target, -50, 50, xtol=1e-14)
+
+    r = mean_difference_ci(a.tolist(), b.tolist())
+    assert (r.low, r.high) == pytest.approx((end(q), end(-q)), rel=1e-9)
 
 
 def test_trend_interval_and_test_never_contradict() -> None:

@@ -42,7 +42,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MIN_ITEMS", "MeanInterval", "describe_interval", "mean_interval", "mean_intervals", "too_few"]
+__all__ = ["MIN_ITEMS", "MeanInterval", "describe_interval", "difference_intervals", "mean_interval",
+           "mean_intervals", "too_few"]
 
 #: The fewest values :func:`mean_interval` gives an interval from (see the module docstring).
 MIN_ITEMS = 10
@@ -127,18 +128,59 @@ def mean_intervals(rows: Any, *, confidence: float = 0.95,
     sd = np.sqrt(squares / (n - 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         skew = np.where(spread, (dev**3).sum(axis=1) / n / (squares / n) ** 1.5, 0.0)
-    step = float(stats.t.ppf((1 + confidence) / 2, n - 1)) / math.sqrt(n)
-
-    def inverse(y: float) -> Any:  # h^-1(y), row by row
-        shifted = y - skew / (6 * n)
-        small = np.abs(skew) < 1e-12
-        with np.errstate(invalid="ignore", divide="ignore"):
-            bent = 3.0 / np.where(small, 1.0, skew) * (np.cbrt(1 + skew * shifted) - 1)
-        return np.where(small, shifted, bent)
-
-    low = np.where(spread, mean - sd * inverse(step), np.nan)
-    high = np.where(spread, mean - sd * inverse(-step), np.nan)
+    q = float(stats.t.ppf((1 + confidence) / 2, n - 1))
+    kappa = skew / math.sqrt(n)  # the skewness of the mean itself
+    se = sd / math.sqrt(n)
+    low = np.where(spread, mean - se * _hall_inverse(q, kappa), np.nan)
+    high = np.where(spread, mean - se * _hall_inverse(-q, kappa), np.nan)
     return mean, low, high
+
+
+def _hall_inverse(y: Any, kappa: Any) -> Any:
+    """``T`` with ``h(T) = y`` for ``h(T) = ((1 + kappa T / 3)**3 - 1) / kappa + kappa / 6``:
+    Hall's transformation of a studentised estimator ``T`` whose own skewness is ``kappa``
+    (``g / sqrt(n)`` for a mean; ``h`` is the identity when ``kappa`` is 0)."""
+    import numpy as np
+
+    kappa = np.asarray(kappa, dtype=float)
+    shifted = y - kappa / 6
+    small = np.abs(kappa) < 1e-12
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bent = 3.0 / np.where(small, 1.0, kappa) * (np.cbrt(1 + kappa * shifted) - 1)
+    return np.where(small, shifted, bent)
+
+
+def difference_intervals(a: Any, b: Any, *, confidence: float = 0.95) -> tuple[Any, Any, Any]:
+    """``mean(a) - mean(b)`` of two independent samples per row, with Welch's t interval
+    (Welch-Satterthwaite degrees of freedom) under Hall's skewness correction, the skewness
+    of the difference being ``(m3_a / n_a**2 - m3_b / n_b**2) / se**3`` (``m3`` the third
+    central moments): ``(differences, lows, highs)``, NaN where neither side varies. With no
+    skewness it is exactly Welch's interval (:func:`scipy.stats.ttest_ind`).
+
+    >>> import numpy as np
+    >>> d, lo, hi = difference_intervals(np.array([[1.0, 2.0, 3.0]]), np.array([[0.0, 1.0]]))
+    >>> float(d[0]), round(float(lo[0]), 3), round(float(hi[0]), 3)
+    (1.5, -0.988, 3.988)
+    """
+    import numpy as np
+    from scipy import stats
+
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    na, nb = xa.shape[1], xb.shape[1]
+    ma, mb = xa.mean(axis=1), xb.mean(axis=1)
+    va, vb = xa.var(axis=1, ddof=1) / na, xb.var(axis=1, ddof=1) / nb
+    se = np.sqrt(va + vb)
+    m3a = ((xa - ma[:, None]) ** 3).mean(axis=1)
+    m3b = ((xb - mb[:, None]) ** 3).mean(axis=1)
+    varied = se > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = (va + vb) ** 2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
+        kappa = np.where(varied, (m3a / na**2 - m3b / nb**2) / se**3, 0.0)
+        q = stats.t.ppf((1 + confidence) / 2, df)
+    diff = ma - mb
+    low = np.where(varied, diff - se * _hall_inverse(q, kappa), np.nan)
+    high = np.where(varied, diff - se * _hall_inverse(-q, kappa), np.nan)
+    return diff, low, high
 
 
 def mean_interval(
