@@ -122,7 +122,7 @@ def _trend_y(rng: np.random.Generator, x: np.ndarray, noise: str, slope: float) 
 @pytest.mark.parametrize("noise", ["exponential", "0/1", "Likert"])
 def test_trend_covers_or_is_not_printed(noise: str) -> None:
     """3 or 5 swept values; below 30 pairs no interval, from 30 coverage of the true rho.
-    The replications are few (the bench runs 1,500): the bar here is 1 point lower for
+    The replications are few (the bench runs 600): the bar here is 1 point lower for
     their Monte Carlo error (about 1 point), the bench holds the 93%."""
     rng = np.random.default_rng(5)
     for k, per in ((3, 2), (5, 2), (3, 10), (5, 6)):
