@@ -108,3 +108,46 @@ def test_profile_of_one_item_has_no_interval_and_compare_ranks_nothing_for_sure(
     assert len(rows) == 2, done.stdout
     for row in rows:  # neither value has an interval: each may take either rank, tied
         assert "(1-2, tied)" in row and "any rank" in row
+
+
+def test_all_invalid_sweep_says_so_instead_of_drawing_and_exits_3(tmp_path: Path) -> None:
+    server = ChatServer(reply=lambda body: (200, "No words today."))
+    out = tmp_path / "sweep"
+    try:
+        done = creval("sweep", "dat", "--model", "openai:m", "--base-url", server.url,
+                      "--values", "temperature=0.2,1.0", "--trials", "2", "--no-progress",
+                      "--out", str(out), "--no-cache")
+    finally:
+        server.close()
+    assert done.returncode == 3, done.stdout + done.stderr
+    page = (out / "sweep.md").read_text()
+    assert "No valid item at any temperature" in page
+    assert "2 values swept: too few for a trend (needs 3)" in page
+    html = (out / "sweep.html").read_text()
+    assert "No valid item at any temperature" in html and "<svg" not in html
+    assert "dat_mean has no valid item" in done.stderr
+
+
+def test_sweep_trend_reports_interval_and_test_from_the_same_resamples(tmp_path: Path) -> None:
+    turn = {"i": 0}
+    lists = [UNRELATED, OTHER, "1. cat\n2. dog\n3. mouse\n4. rat\n5. hamster\n6. gerbil\n7. ferret"]
+
+    def reply(body: dict[str, Any]) -> tuple[int, str]:
+        turn["i"] += 1
+        return 200, lists[turn["i"] % 3]
+
+    server = ChatServer(reply=reply)
+    out = tmp_path / "sweep"
+    try:
+        done = creval("sweep", "dat", "--model", "openai:m", "--base-url", server.url,
+                      "--values", "temperature=0.2,0.6,1.0", "--trials", "10", "--no-progress",
+                      "--out", str(out), "--no-cache", "--resamples", "400")
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads((out / "sweep.json").read_text())
+    trend = doc["curves"][0]["trend"]
+    assert trend["n"] == 30 and trend["values"] == 3 and trend["note"] is None
+    level = 1 - doc["confidence"]
+    assert (trend["low"] > 0 or trend["high"] < 0) == (trend["p"] < level)
+    assert "(bootstrap)" in (out / "sweep.md").read_text()

@@ -157,7 +157,7 @@ def run(
         raise typer.Exit(1)
     from creval.evaluation.unscored import EXIT_NO_SCORE, unscored
 
-    if any((u := unscored(r.scores)) is not None and u.no_score for r in results):
+    if results and all((u := unscored(r.scores)) is not None and u.no_score for r in results):
         raise typer.Exit(EXIT_NO_SCORE)  # finished, but without a score (the warning says why)
 
 

@@ -2,13 +2,14 @@
 reason) and the likely fix, and the exit status :data:`EXIT_NO_SCORE`.
 
 A run *finished without a score* when its units finished but no headline measure has a
-value (every measure is None: the judge never parsed, no answer was a valid list). A single
-measure with no valid item (its per-item values all missing) is named the same way in a
-run that scored others. Failed units are not this (they exit 1 and are retried).
+value because its items were invalid or did not parse (the judge never parsed, no answer
+was a valid list: the scorer counted them). A single measure with no valid item (its
+per-item values all missing) is named the same way in a run that scored others. Failed
+units are not this (they exit 1 and are retried), nor units a benchmark skipped.
 
-Exit codes of ``creval run``, ``creval sweep`` and ``creval profile`` (docs/usage.md): 0 done,
-1 units failed (run the same command again to retry them), 2 bad input (nothing run),
-3 the run finished without a score.
+Exit codes of ``creval run`` and ``creval sweep`` (docs/usage.md): 0 done, 1 units failed
+(run the same command again to retry them), 2 bad input (nothing run), 3 no run of the
+invocation has a score.
 
 >>> from creval.records import Scores, UnitCounts
 >>> s = Scores(headline={"dat_mean": None, "dat_std": None, "valid_trials": 0,
@@ -111,7 +112,8 @@ def _fixes(scores: Scores, fixes_for: dict[str, Any]) -> list[str]:
 
 def unscored(scores: Scores, *, fixes_for: dict[str, Any] | None = None) -> Unscored | None:
     """The measures of ``scores`` with no valid item, or None when every measure has a value
-    (or no unit finished: failed units are reported as such). ``fixes_for``: the run's
+    (or no unit finished: failed units are reported as such; or the scorer counted no
+    invalid or unparsed item, so there is no reason to give). ``fixes_for``: the run's
     options that a fix may name (``{"constrain_answers": False}`` when the benchmark has it).
 
     >>> from creval.records import Scores, UnitCounts
@@ -130,6 +132,8 @@ def unscored(scores: Scores, *, fixes_for: dict[str, Any] | None = None) -> Unsc
     if not no_score and not empty:
         return None
     reasons, detail = _reasons(scores)
+    if not reasons:  # no item was invalid or unparsed (skipped ones, say): nothing to fix
+        return None
     return Unscored(measures if no_score else empty, reasons, _fixes(scores, fixes_for or {}),
                     no_score, detail)
 

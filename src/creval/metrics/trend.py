@@ -137,11 +137,11 @@ def spearman_trend(
     if xs.size < 3:
         raise ValueError(f"A trend needs at least 3 pairs, got {xs.size}.")
     n, values = int(xs.size), len(set(xs.tolist()))
+    reason = _trend_reason(n, values, min_pairs, min_values)
     if xs.min() == xs.max() or ys.min() == ys.max():
         return Trend(None, None, None, None, n, confidence, resamples, values,
-                     "a side is constant: rho is undefined")
+                     reason if values < min_values else "a side is constant: rho is undefined")
     rho = float(_spearman_statistic(xs, ys))
-    reason = _trend_reason(n, values, min_pairs, min_values)
     if reason is not None:
         return Trend(rho, None, None, None, n, confidence, resamples, values, reason)
     picks = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
