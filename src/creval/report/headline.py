@@ -35,7 +35,9 @@ def measure_interval(scores: Scores, key: str) -> tuple[str, int | None]:
     ('no valid item', 0)
     """
     from creval.metrics.intervals import mean_interval
-    from creval.report.markdown import fmt
+
+    def fmt(value: float) -> str:  # as report.markdown.fmt writes a float (no import cycle)
+        return f"{value:.4f}"
 
     head = scores.headline
     values = [float(v) for v in scores.per_item.get(key, []) if v is not None]
