@@ -98,6 +98,9 @@ def _fixes(scores: Scores, fixes_for: dict[str, Any]) -> list[str]:
     head = scores.headline
     fixes = []
     if head.get("parse_failures") or scores.extra("parse_failures"):
+        if fixes_for.get("structured_judge") is False:
+            fixes.append("--structured-judge true (the judge's answers are held to the rubric's "
+                         "JSON shape)")
         fixes += ["--structured-output auto (the judge is held to the JSON shape where the "
                   "server supports it)", "a stronger --judge"]
     if "constrain_answers" in fixes_for and not fixes_for["constrain_answers"]:
@@ -141,7 +144,8 @@ def unscored(scores: Scores, *, fixes_for: dict[str, Any] | None = None) -> Unsc
 def with_unscored(scores: Scores, benchmark: str, options: dict[str, Any]) -> Scores:
     """``scores`` with the "produced no score" warning (once) when :func:`unscored` finds
     a measure without a valid item."""
-    u = unscored(scores, fixes_for={k: v for k, v in options.items() if k == "constrain_answers"})
+    u = unscored(scores, fixes_for={k: v for k, v in options.items()
+                                    if k in ("constrain_answers", "structured_judge")})
     if u is None:
         return scores
     warning = u.message(benchmark)
