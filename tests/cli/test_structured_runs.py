@@ -49,7 +49,9 @@ def test_ttct_judge_is_constrained_and_parses_on_the_small_model(tmp_path: Path)
 def test_dat_constrain_answers_gives_ten_words(tmp_path: Path) -> None:
     done = creval("run", "dat", "--model", "local", "--trials", "3", "--constrain-answers", "true",
                   "--out", str(tmp_path), "--no-progress")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    # the small model may give no valid list even so: a run without any score exits 3
+    scored = _scores(tmp_path)["headline"]["dat_mean"] is not None
+    assert done.returncode == (0 if scored else 3), done.stderr
     calls = [c for r in _records(tmp_path) for c in r.get("calls", [])]
     assert calls and all(c["request"]["response_schema"]["minItems"] == 10 for c in calls)
     assert any("--constrain-answers" in n for n in _scores(tmp_path)["notes"])
