@@ -217,7 +217,7 @@ PAIRED_COLUMNS = ("benchmark", "subject", "measure", "n", "difference", "low", "
                   "p_holm", "mdd", "verdict", "published", "this")
 #: Columns of :meth:`Profile.df`, one row per measurement.
 PROFILE_COLUMNS = ("model", "size", "family", "benchmark", "key", "kind", "label", "value",
-                   "low", "high", "n", "weak", "placed", "not_comparable")
+                   "low", "high", "interval", "n", "weak", "placed", "not_comparable")
 
 
 class Profile:
@@ -246,7 +246,8 @@ class Profile:
         return [{"model": self.model, "size": self.document.get("size"),
                  "family": m["family"], "benchmark": m["benchmark"], "key": m["key"],
                  "kind": m["kind"], "label": m["label"], "value": m["value"], "low": m["low"],
-                 "high": m["high"], "n": m["n"], "weak": "; ".join(m["weak"]),
+                 "high": m["high"], "interval": m.get("interval"), "n": m["n"],
+                 "weak": "; ".join(m["weak"]),
                  "placed": sum(bool(r["comparable"]) for r in m["references"]),
                  "not_comparable": sum(not r["comparable"] for r in m["references"])}
                 for m in self.measurements()]

@@ -30,7 +30,7 @@ def test_compare_ranks_models_with_intervals_and_writes_csv_and_html(tmp_path: P
         server = _server(texts)
         try:
             done = creval("run", "dat", "--model", f"openai:{name}", "--base-url", server.url,
-                          "--trials", "4", "--no-progress", "--out", str(tmp_path / name / "dat"))
+                          "--trials", "10", "--no-progress", "--out", str(tmp_path / name / "dat"))
         finally:
             server.close()
         assert done.returncode == 0, done.stderr
@@ -42,10 +42,11 @@ def test_compare_ranks_models_with_intervals_and_writes_csv_and_html(tmp_path: P
     assert [r["model"] for r in rows] == ["openai:wide", "openai:narrow"]  # best first
     wide, narrow = rows
     assert float(wide["dat_mean"]) > float(narrow["dat_mean"])
-    # four identical answers: a zero-width interval; two alternating lists: a real one
-    assert float(wide["dat_mean_low"]) == float(wide["dat_mean_high"]) == float(wide["dat_mean"])
+    # ten identical answers: nothing varied, no interval; two alternating lists: a real one
+    assert wide["dat_mean_low"] == wide["dat_mean_high"] == "" and wide["dat_mean_n"] == "10"
+    assert wide["dat_mean_interval"] == "all 10 values are equal: nothing varied, no interval"
     assert float(narrow["dat_mean_low"]) < float(narrow["dat_mean"]) < float(narrow["dat_mean_high"])
-    assert narrow["units"] == "4/4" and int(narrow["requests"]) == 4
+    assert narrow["units"] == "10/10" and int(narrow["requests"]) == 10
     assert "<h2>dat</h2>" in (tmp_path / "board.html").read_text()
     empty = creval("compare", str(tmp_path / "nothing"))
     assert empty.returncode == 2 and "No creval run directory" in empty.stderr

@@ -43,7 +43,9 @@ def test_kill_minus_nine_then_resume(tmp_path: Path) -> None:
     assert 4 <= len(before) < 12, "kill landed after the run finished; use more trials"
 
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
+    # 16-token answers may hold no valid list: a run without any score exits 3 (docs/usage.md)
+    finished = 0 if json.loads((run / "scores.json").read_text())["headline"]["dat_mean"] is not None else 3
+    assert done.returncode == finished, done.stderr
     after = _keys(run)
     assert len(after) == len(set(after)) == 12, "a record was lost or duplicated"
     assert after[: len(before)] == before, "finished records were rewritten"
@@ -54,7 +56,7 @@ def test_kill_minus_nine_then_resume(tmp_path: Path) -> None:
 
     # a third invocation has nothing to do: no model request at all
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr
+    assert again.returncode == finished, again.stderr
     scores = json.loads((run / "scores.json").read_text())
     assert scores["usage"]["this_invocation"]["models"] == {}
     assert _keys(run) == after

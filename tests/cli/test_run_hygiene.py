@@ -8,15 +8,28 @@ import json
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import creval
-from _servers import ChatServer, free_port
+from _servers import ChatServer, echo, free_port
+
+
+def answers(body: dict[str, Any]) -> tuple[int, str]:
+    """Answers that score (a run without any score exits 3): ten distant words to DAT, rubric
+    lines to a judge, the prompt echoed to anything else."""
+    prompt = str(body["messages"][-1]["content"])
+    if "fluency" in prompt.lower():
+        return 200, "Fluency: 3\nFlexibility: 2\nOriginality: 4\nElaboration: 2"
+    if "word" in prompt.lower():
+        return 200, "\n".join(["volcano", "spoon", "justice", "giraffe", "umbrella", "algebra",
+                               "velvet", "harbor", "pepper", "saxophone"])
+    return echo(body)
 
 
 @pytest.fixture()
 def server() -> Iterator[ChatServer]:
-    srv = ChatServer()
+    srv = ChatServer(reply=answers)
     yield srv
     srv.close()
 
@@ -67,7 +80,7 @@ def test_a_changed_story_is_not_scored_against_the_old_rewrite(server: ChatServe
 
 
 def test_retried_units_supersede_their_error_lines(tmp_path: Path) -> None:
-    failing = ChatServer(script=[500, 500])
+    failing = ChatServer(script=[500, 500], reply=answers)
     try:
         args = _run("dat", "--model", "openai:m", "--base-url", failing.url, "--trials", "2",
                     "--retries", "1", "--out", str(tmp_path / "run"))

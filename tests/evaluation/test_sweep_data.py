@@ -83,10 +83,16 @@ def test_points_match_a_direct_computation(tmp_path: Path) -> None:
         valid = [s for s in scores if s is not None]
         assert p["estimate"] == pytest.approx(statistics.fmean(valid)) and p["n"] == len(valid)
         assert p["quality"] == pytest.approx(len(valid) / len(scores))
-        assert p["quality_low"] <= p["quality"] <= p["quality_high"]
+        # 4 trials a point: too few for an interval, and the point says so
+        assert p["quality_low"] is None and p["low"] is None
+        assert p["quality_interval"] == "n=4: too few items for an interval (needs 10)"
+        assert p["interval"] == f"n={len(valid)}: too few items for an interval (needs 10)"
         assert p["run"] == f"temperature-{p['value']!r}/dat"
     [curve_doc] = doc["curves"]
     assert curve_doc["trend"]["rho"] > 0.8 and curve_doc["quality_trend"]["rho"] < 0
+    # 9 valid trials over 3 values: rho, but neither interval nor test (both need 30 pairs)
+    assert curve_doc["trend"]["p"] is None and curve_doc["trend"]["low"] is None
+    assert curve_doc["trend"]["note"] == "n=9: too few pairs for a trend interval and test (needs 30)"
 
 
 def test_two_sweeps_compared(tmp_path: Path) -> None:

@@ -4,12 +4,11 @@ permutation count."""
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 from creval.metrics.curves import (
     default_target,
@@ -19,6 +18,7 @@ from creval.metrics.curves import (
     spearman_trend,
     value_at_quality,
 )
+from creval.metrics.trend import bootstrap_test
 
 
 def _brute_crossing(xs, ds, qs, target, steps=200_001):
@@ -121,27 +121,70 @@ def test_difference_and_default_target() -> None:
 
 
 def test_mean_difference_ci_against_scipy() -> None:
+    a = [4.0, 5.0, 6.0, 5.0] * 8  # both sides without skewness: exactly Welch's interval
+    b = [1.0, 3.0, 5.0] * 11
+    r = mean_difference_ci(a, b)
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert r.mean == pytest.approx(np.mean(a) - np.mean(b)) and r.n == 32
+    assert (r.low, r.high) == pytest.approx((ref.low, ref.high), rel=1e-12)
+    small = mean_difference_ci(a[:29], b)
+    assert small.low is None and small.reason == "n=29: too few items for an interval (needs 30)"
+
+
+def test_mean_difference_ci_solves_halls_transformation() -> None:
+    """Skewed sides: each end is where Hall's transformation of the Welch statistic reaches
+    the t quantile (Welch-Satterthwaite df), found here by root finding."""
     rng = np.random.default_rng(1)
-    a, b = list(rng.normal(5, 1, 40)), list(rng.normal(4, 1, 30))
-    diff, low, high = mean_difference_ci(a, b, resamples=4000)
-    ref = stats.bootstrap((np.array(a), np.array(b)), lambda x, y, axis=-1: x.mean(axis) - y.mean(axis),
-                          n_resamples=4000, method="percentile", random_state=2).confidence_interval
-    assert diff == pytest.approx(np.mean(a) - np.mean(b))
-    assert low == pytest.approx(ref.low, abs=0.08) and high == pytest.approx(ref.high, abs=0.08)
+    a, b = rng.normal(5, 1, 40), rng.exponential(4, 30)
+    va, vb = a.var(ddof=1) / 40, b.var(ddof=1) / 30
+    se = math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / 39 + vb**2 / 29)
+    kappa = (stats.moment(a, 3) / 40**2 - stats.moment(b, 3) / 30**2) / se**3
+    q = stats.t.ppf(0.975, df)
+    diff = a.mean() - b.mean()
+
+    def end(target: float) -> float:
+        def h(t: float) -> float:
+            return t + kappa * t * t / 3 + kappa**2 * t**3 / 27 + kappa / 6
+        return diff - se * optimize.brentq(lambda t: h(t) - target, -50, 50, xtol=1e-14)
+
+    r = mean_difference_ci(a.tolist(), b.tolist())
+    assert (r.low, r.high) == pytest.approx((end(q), end(-q)), rel=1e-9)
 
 
-def test_trend_against_scipy_and_an_exact_permutation_count() -> None:
+def test_trend_interval_and_test_never_contradict() -> None:
+    """The p-value comes from the resamples of the interval: 0 is outside the interval exactly
+    when p < 1 - confidence, at every level (the sweep once printed rho -0.58 [-1.00, -0.29],
+    p = 0.429)."""
+    rng = np.random.default_rng(3)
+    for trial in range(30):
+        x = np.repeat([0.2, 0.7, 1.0, 1.3], 8)
+        y = rng.normal(0, 1, x.size) + trial * 0.03 * x
+        for level in (0.8, 0.9, 0.95):
+            t = spearman_trend(list(x), list(y), confidence=level, resamples=400, seed=trial)
+            assert t.low is not None and t.high is not None and t.p is not None
+            assert (t.low > 0 or t.high < 0) == (t.p < 1 - level), (trial, level, t)
+
+
+def test_bootstrap_test_against_brute_force_counting() -> None:
+    rng = np.random.default_rng(4)
+    draws = np.round(rng.normal(0.1, 0.1, 301), 2)  # ties, some at 0
+    low, high, p = bootstrap_test(draws, 0.9)
+    ordered = sorted(draws)
+    assert low == ordered[math.ceil(0.05 * 301) - 1]  # the inverted-CDF quantile
+    assert high == ordered[301 - math.ceil(0.05 * 301)]
+    assert p == pytest.approx(min(1, 2 * min(np.mean(draws <= 0), np.mean(draws >= 0))))
+
+
+def test_trend_says_when_too_few_values_or_pairs() -> None:
     x = [0.1, 0.1, 0.4, 0.7, 1.0, 1.0]
     y = [60.0, 63.0, 61.0, 66.0, 64.0, 70.0]
-    t = spearman_trend(x, y, resamples=5000)
-    rho = stats.spearmanr(x, y).statistic
-    assert t.rho == pytest.approx(rho)
-    # exact two-sided p over the 720 pairings: twice the smaller one-sided share
-    every = [stats.spearmanr(x, list(p)).statistic for p in itertools.permutations(y)]
-    above = sum(r >= rho - 1e-12 for r in every) / 720
-    below = sum(r <= rho + 1e-12 for r in every) / 720
-    assert t.p == pytest.approx(min(1.0, 2 * min(above, below)))
-    assert t.low <= t.rho <= t.high
+    t = spearman_trend(x, y)
+    assert t.rho == pytest.approx(stats.spearmanr(x, y).statistic)
+    assert (t.low, t.high, t.p, t.values) == (None, None, None, 4)
+    assert t.reason == "n=6: too few pairs for a trend interval and test (needs 30)"
+    two = spearman_trend([0.2, 1.0] * 20, [float(i) for i in range(40)])
+    assert two.p is None and two.reason == "2 values swept: too few for a trend (needs 3)"
 
 
 def test_trend_interval_against_scipy_bootstrap() -> None:
@@ -149,6 +192,7 @@ def test_trend_interval_against_scipy_bootstrap() -> None:
     x = np.repeat([0.1, 0.4, 0.7, 1.0], 30)
     y = 60 + 5 * x + rng.normal(0, 3, x.size)
     t = spearman_trend(list(x), list(y), resamples=2000)
+    assert t.low is not None and t.high is not None and t.p is not None
     ref = stats.bootstrap((x, y), lambda a, b: stats.spearmanr(a, b).statistic, paired=True,
                           vectorized=False, n_resamples=1000, method="percentile",
                           random_state=1).confidence_interval

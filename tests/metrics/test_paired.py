@@ -100,24 +100,28 @@ def test_paired_difference_interval() -> None:
     rng = np.random.default_rng(5)
     b = rng.normal(3.0, 0.5, size=400)
     a = b + rng.normal(0.2, 0.4, size=400)
-    r = paired_difference(a.tolist(), b.tolist(), seed=0)
+    r = paired_difference(a.tolist(), b.tolist())
     d = a - b
     assert r.n == 400 and r.difference == pytest.approx(d.mean())
     assert r.sd == pytest.approx(d.std(ddof=1))
-    ref = stats.bootstrap((d,), np.mean, method="percentile", n_resamples=4000, random_state=0)
-    assert r.low == pytest.approx(ref.confidence_interval.low, abs=0.006)
-    assert r.high == pytest.approx(ref.confidence_interval.high, abs=0.006)
-    # and the textbook interval mean +- 1.96 sd / sqrt(n)
-    half = 1.96 * d.std(ddof=1) / math.sqrt(400)
-    assert (r.low, r.high) == pytest.approx((d.mean() - half, d.mean() + half), abs=0.006)
+    # near-symmetric differences: Hall's correction is tiny, the t interval of scipy
+    ref = stats.t.interval(0.95, 399, loc=d.mean(), scale=stats.sem(d))
+    assert (r.low, r.high) == pytest.approx(ref, abs=0.002)
 
 
-def test_paired_difference_small_support() -> None:
-    """Three pairs: every bootstrap mean is a mean of three of the differences (27 cases)."""
-    r = paired_difference([1.0, 2.0, 4.0], [1.0, 1.0, 1.0], seed=2)
-    support = sorted({sum(c) / 3 for c in itertools.product([0.0, 1.0, 3.0], repeat=3)})
-    assert support[0] <= r.low <= r.difference <= r.high <= support[-1]
-    assert r.difference == pytest.approx(4 / 3)
+def test_paired_difference_symmetric_is_exactly_the_t_interval() -> None:
+    d = [-2.0, -1.0, 0.0, 1.0, 2.0] * 2 + [0.5, -0.5]  # skewness exactly 0
+    r = paired_difference([x + 3 for x in d], [3.0] * len(d))
+    ref = stats.t.interval(0.95, len(d) - 1, loc=np.mean(d), scale=stats.sem(d))
+    assert (r.low, r.high) == pytest.approx(ref, rel=1e-12)
+
+
+def test_paired_difference_too_few_pairs_or_nothing_varied() -> None:
+    r = paired_difference([1.0, 2.0, 4.0], [1.0, 1.0, 1.0])
+    assert r.difference == pytest.approx(4 / 3) and r.low is None and r.high is None
+    assert r.reason == "n=3: too few pairs for an interval (needs 10)"
+    same = paired_difference([2.0] * 12, [1.0] * 12)
+    assert same.low is None and same.reason == "all 12 differences are equal: nothing varied, no interval"
 
 
 @pytest.mark.parametrize(("call", "message"), [

@@ -1,14 +1,16 @@
-"""A model's percentile among people: scipy's percentileofscore, and the bootstrap interval
-against resampling the people one by one and against an exact enumeration."""
+"""A model's percentile among people: scipy's percentileofscore, and the interval against
+its construction from scipy's t and exact binomial bounds (its coverage:
+test_interval_coverage.py)."""
 
 from __future__ import annotations
 
-import itertools
+import math
 
 import numpy as np
 import pytest
-from scipy.stats import percentileofscore
+from scipy.stats import binomtest, percentileofscore
 
+from creval.metrics.intervals import mean_interval
 from creval.metrics.percentile import human_percentile, percentile_of_score
 
 
@@ -29,49 +31,31 @@ def test_hand_example() -> None:
     assert (r.mean, r.percentile, r.n_model, r.n_people) == (78.0, 60.0, 2, 5)
 
 
-def _exact_distribution(model: list[float], people: list[float], kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Every equally likely bootstrap draw of model trials and people: values and weights."""
-    values = []
-    for trials in itertools.product(model, repeat=len(model)):
-        mean = float(np.mean(trials))
-        for drawn in itertools.product(people, repeat=len(people)):
-            values.append(percentileofscore(drawn, mean, kind=kind))
-    return np.asarray(values), np.full(len(values), 1.0 / len(values))
-
-
-def _quantile(values: np.ndarray, q: float) -> float:
-    return float(np.quantile(values, q))
-
-
-@pytest.mark.parametrize("kind", ["mean", "strict"])
-def test_interval_matches_exact_enumeration(kind: str) -> None:
-    model, people = [70.0, 80.0], [65.0, 70.0, 75.0, 75.0, 90.0]  # ties with a trial and a mean
-    exact, _ = _exact_distribution(model, people, kind)  # 2^2 * 5^5 = 12,500 draws
-    r = human_percentile(model, people, kind=kind, resamples=40000, seed=3)  # type: ignore[arg-type]
-    step = 100 / len(people) / 2  # the percentile lives on a lattice of half-steps
-    assert r.low == pytest.approx(_quantile(exact, 0.025), abs=step)
-    assert r.high == pytest.approx(_quantile(exact, 0.975), abs=step)
-
-
-def test_interval_matches_resampling_people_one_by_one() -> None:
+@pytest.mark.parametrize("kind", ["mean", "strict", "weak"])
+def test_interval_matches_its_construction_with_scipy(kind: str) -> None:
+    """The mean's interval at 1 - alpha/2 mapped through the people's shares (scipy's
+    percentileofscore), each end widened by scipy's exact binomial bound at 1 - alpha/4."""
     rng = np.random.default_rng(7)
-    people = np.round(rng.normal(78, 7, size=400), 1)
-    model = rng.normal(82, 4, size=30)
-    r = human_percentile(model.tolist(), people.tolist(), resamples=4000, seed=11)
-    brute = []
-    for _ in range(4000):
-        mean = rng.choice(model, size=len(model)).mean()
-        brute.append(percentileofscore(rng.choice(people, size=len(people)), mean, kind="mean"))
-    low, high = np.quantile(brute, [0.025, 0.975])
-    assert r.low == pytest.approx(low, abs=1.5) and r.high == pytest.approx(high, abs=1.5)
+    people = np.round(rng.normal(78, 7, size=400), 0)  # ties
+    model = rng.normal(80, 4, size=25)
+    r = human_percentile(model.tolist(), people.tolist(), kind=kind)  # type: ignore[arg-type]
+    m = mean_interval(model.tolist(), confidence=0.975)
+    assert m.low is not None and m.high is not None
+    n = len(people)
+    k_low = math.floor(percentileofscore(people, m.low, kind=kind) * n / 100 + 1e-9)
+    k_high = math.ceil(percentileofscore(people, m.high, kind=kind) * n / 100 - 1e-9)
+    low = binomtest(k_low, n).proportion_ci(confidence_level=0.975, method="exact").low
+    high = binomtest(k_high, n).proportion_ci(confidence_level=0.975, method="exact").high
+    assert (r.low, r.high) == pytest.approx((100 * low, 100 * high), abs=1e-9)
     assert r.low < r.percentile < r.high
 
 
-def test_one_trial_still_varies_with_the_people_and_is_seeded() -> None:
+def test_too_few_trials_give_no_interval() -> None:
     people = list(np.linspace(60, 95, 200))
-    a = human_percentile([80.0], people, seed=5)
-    assert a.low < a.percentile < a.high
-    assert a == human_percentile([80.0], people, seed=5)
+    for trials in ([80.0], [77.0, 77.99], [70.0 + i for i in range(9)]):
+        r = human_percentile(trials, people)
+        assert r.low is None and r.high is None
+        assert r.reason == f"n={len(trials)}: too few trials for an interval (needs 10)"
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -80,7 +64,7 @@ def test_one_trial_still_varies_with_the_people_and_is_seeded() -> None:
     ({"people": ["a"]}, r"people\[0\] must be a finite number"),
     ({"kind": "rank"}, "kind must be"),
     ({"confidence": 1.0}, "confidence must be"),
-    ({"resamples": 0}, "resamples must be"),
+    ({"min_items": 1}, "min_items must be"),
 ])
 def test_bad_arguments_are_named(kwargs: dict, message: str) -> None:
     args = {"model": [1.0], "people": [1.0, 2.0], **kwargs}

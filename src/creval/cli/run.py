@@ -163,6 +163,10 @@ def run(
     _print_results(results)
     if any(r.scores.units.errors or r.endpoints_down for r in results):
         raise typer.Exit(1)
+    from creval.evaluation.unscored import EXIT_NO_SCORE, unscored
+
+    if results and all((u := unscored(r.scores)) is not None and u.no_score for r in results):
+        raise typer.Exit(EXIT_NO_SCORE)  # finished, but without a score (the warning says why)
 
 
 def _print_dry_run(plans: list[Any]) -> None:
@@ -205,15 +209,17 @@ def _print_results(results: list[RunResult]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from creval.report.headline import headline_rows
     from creval.report.markdown import fmt
     from creval.runner.counters import adaptation_lines
 
-    table = Table("benchmark", "metric", "value", title="creval results")
+    table = Table("benchmark", "metric", "value", "95% interval", "n", title="creval results")
     several = len({r.model for r in results}) > 1  # a grid: say whose row it is
     for result in results:
         name = f"{result.benchmark} ({result.model})" if several else result.benchmark
-        for metric, value in result.scores.headline.items():
-            table.add_row(name, metric, fmt(value))
+        for row in headline_rows(result.scores):
+            table.add_row(name, row["metric"], fmt(row["value"]), escape(row["95% interval"]),
+                          fmt(row["n"]))
     console = get_console()
     console.print(table)
     err = get_console(stderr=True)

@@ -135,6 +135,16 @@ def sweep_command(
     _print_sweep(result, as_json)
     if not result.ok:
         raise typer.Exit(1)
+    from rich.markup import escape
+
+    from creval.evaluation.unscored import EXIT_NO_SCORE, unscored
+
+    found = [unscored(r.scores) for r in result.runs]
+    if found and all(u is not None and u.no_score for u in found):
+        for message in dict.fromkeys(u.message(r.benchmark) for u, r in zip(found, result.runs,
+                                                                            strict=True) if u):
+            get_console(stderr=True).print(f"warning: {escape(message)}", soft_wrap=True)
+        raise typer.Exit(EXIT_NO_SCORE)  # every run finished without a score: sweep.md says so
 
 
 def _sweep(*args: Any, **kwargs: Any) -> Any:

@@ -90,10 +90,11 @@ def paired_row(benchmark: str, subject: str, measure: str, theirs: dict[str, flo
     if not items:
         return None
     a, b = [theirs[i] for i in items], [ours[i] for i in items]
-    d = paired_difference(a, b, seed=0)
+    d = paired_difference(a, b)
     p = sign_flip_p(a, b, seed=0)
     row = {"benchmark": benchmark, "subject": subject, "measure": measure, "n": d.n,
-           "difference": d.difference, "low": d.low, "high": d.high, "p": p, "p_holm": p,
+           "difference": d.difference, "low": d.low, "high": d.high,
+           "interval_note": d.reason, "sd": d.sd, "p": p, "p_holm": p,
            "mdd": None, "published": sum(a) / len(a), "this": sum(b) / len(b), "test": "paired",
            "left_out_subject": len(theirs) - d.n, "left_out_this": len(ours) - d.n}
     if d.n < 2:

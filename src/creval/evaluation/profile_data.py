@@ -65,23 +65,27 @@ def resolve_key(measure: Measure, scores: Scores) -> str:
 
 def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int | None, str]:
     """(low, high, items, how) of a headline value: the scorer's own interval when it wrote
-    ``KEY_low``/``KEY_high``, else a percentile bootstrap of the mean over ``per_item[KEY]``.
+    ``KEY_low``/``KEY_high``, else the interval of the mean over ``per_item[KEY]``
+    (:func:`creval.metrics.intervals.mean_interval`: none below its minimum number of items,
+    and ``how`` then says why).
 
-    >>> s = Scores(headline={"x": 0.5}, per_item={"x": [0.0, 1.0, 0.5, 0.5, None]})
+    >>> s = Scores(headline={"x": 0.5}, per_item={"x": [0.0, 1.0, 0.5, 0.5, None] * 3})
     >>> low, high, n, how = interval(s, "x")
     >>> n, low < 0.5 < high, how
-    (4, True, 'bootstrap of the mean over 4 items (95%)')
+    (12, True, "t interval with Hall's skewness correction over 12 items (95%)")
+    >>> interval(Scores(headline={"x": 0.6667}, per_item={"x": [0.6667]}), "x")
+    (None, None, 1, 'n=1: too few items for an interval (needs 10)')
     """
+    from creval.metrics.intervals import describe_interval, mean_interval
+
     items = [v for v in scores.per_item.get(key, []) if v is not None]
     low, high = _number(scores.headline.get(f"{key}_low")), _number(scores.headline.get(f"{key}_high"))
     if low is not None and high is not None:
         return low, high, len(items) or None, "the scorer's 95% interval"
     if not items:
         return None, None, None, "no item-level values: no interval"
-    from creval.metrics.bootstrap import bootstrap_mean_ci
-
-    ci = bootstrap_mean_ci([float(v) for v in items], seed=0)
-    return ci.low, ci.high, len(items), f"bootstrap of the mean over {len(items)} items (95%)"
+    ci = mean_interval([float(v) for v in items])
+    return ci.low, ci.high, len(items), describe_interval(ci)
 
 
 def conditions(run: Run, cond: RunConditions | None = None) -> dict[str, Any]:

@@ -286,6 +286,9 @@ def run_benchmark(
         scores = _score(benchmark, options, store, [u.key for u in units], settings.rescore)
         ran_on = executor.describe()
     scores = _label_self_judged(scores, store, self_roles(models), settings.judge is not None, out)
+    from creval.evaluation.unscored import with_unscored
+
+    scores = with_unscored(scores, benchmark.name, options.model_dump())  # a measure without items
     history = store.invocations()
     usage = {
         "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},

@@ -150,23 +150,26 @@ def point_dir(root: Path, option: str, value: float) -> Path:
     return root / f"{option}-{value!r}"
 
 
-def _ci(values: Sequence[float | None], confidence: float, resamples: int) -> dict[str, Any]:
-    from creval.metrics.bootstrap import bootstrap_mean_ci
+def _ci(values: Sequence[float | None], confidence: float) -> dict[str, Any]:
+    """The mean of a point's items with its interval (none, and the reason, when too few)."""
+    from creval.metrics.intervals import mean_interval
 
     kept = [float(v) for v in values if v is not None]
     if not kept:
-        return {"estimate": None, "low": None, "high": None, "n": 0}
-    ci = bootstrap_mean_ci(kept, confidence=confidence, resamples=resamples)
-    return {"estimate": ci.mean, "low": ci.low, "high": ci.high, "n": len(kept)}
+        return {"estimate": None, "low": None, "high": None, "n": 0,
+                "interval": "no valid item: nothing to average"}
+    ci = mean_interval(kept, confidence=confidence)
+    return {"estimate": ci.mean, "low": ci.low, "high": ci.high, "n": len(kept),
+            "interval": ci.reason}
 
 
-def _point(value: float, run: Run, pair: Pair, root: Path, confidence: float,
-           resamples: int) -> dict[str, Any]:
-    d, q = _ci(pair.divergent, confidence, resamples), _ci(pair.quality, confidence, resamples)
+def _point(value: float, run: Run, pair: Pair, root: Path, confidence: float) -> dict[str, Any]:
+    d, q = _ci(pair.divergent, confidence), _ci(pair.quality, confidence)
     return {"value": value, "benchmark": run.benchmark, "measure": pair.measure,
             "label": pair.label, **d, "quality_measure": pair.quality_measure,
             "quality_label": pair.quality_label, "quality": q["estimate"],
             "quality_low": q["low"], "quality_high": q["high"], "quality_n": q["n"],
+            "quality_interval": q["interval"],
             "run": str(run.path.relative_to(root))}
 
 
@@ -188,7 +191,7 @@ def assemble_sweep(root: Path, header: dict[str, Any], *, confidence: float = 0.
     benchmarks, model, ...): one point per value and measure pair, and per curve the trend of
     each side against the option value."""
     runs = sweep_runs(root, header["option"], header["values"], header["benchmarks"])
-    points = [_point(value, run, pair, root, confidence, resamples)
+    points = [_point(value, run, pair, root, confidence)
               for value, run in runs for pair in measure_pairs(run)]
     curves = []
     for key in dict.fromkeys((p["benchmark"], p["measure"], p["quality_measure"]) for p in points):
@@ -207,14 +210,16 @@ def assemble_sweep(root: Path, header: dict[str, Any], *, confidence: float = 0.
 
 def _trend(items: list[tuple[float, Pair]], side: str, resamples: int) -> dict[str, Any] | None:
     """Spearman's rho of the per-item values against the option value, with its interval
-    and permutation p; None with fewer than 3 items or two values."""
+    and test from the same resamples (none, and the reason, when too few values were swept
+    or too few items measured); None with fewer than 3 items."""
     from creval.metrics.curves import spearman_trend
 
     pairs = [(v, x) for v, pair in items for x in getattr(pair, side) if x is not None]
-    if len(pairs) < 3 or len({v for v, _ in pairs}) < 2:
+    if len(pairs) < 3:
         return None
     t = spearman_trend([v for v, _ in pairs], [x for _, x in pairs], resamples=resamples)
-    return {"rho": t.rho, "low": t.low, "high": t.high, "p": t.p, "n": t.n}
+    return {"rho": t.rho, "low": t.low, "high": t.high, "p": t.p, "n": t.n,
+            "values": t.values, "resamples": t.resamples, "note": t.reason}
 
 
 def curve_items(root: Path, doc: dict[str, Any], benchmark: str, measure: str,
@@ -255,7 +260,7 @@ def compare_documents(a: tuple[Path, dict[str, Any]], b: tuple[Path, dict[str, A
         ca, cb = curve_items(root_a, doc_a, *key), curve_items(root_b, doc_b, *key)
         chosen = target if target is not None else default_target(_on_curve(ca), _on_curve(cb))
         row: dict[str, Any] = {"benchmark": key[0], "measure": key[1], "quality_measure": key[2],
-                               "target": chosen, "fixed": _fixed(ca, cb, confidence, resamples)}
+                               "target": chosen, "fixed": _fixed(ca, cb, confidence)}
         if chosen is None:
             row["note"] = ("the two curves' quality ranges do not overlap: no quality both "
                            "reach, so no matched comparison (pass --quality to choose one)")
@@ -291,7 +296,7 @@ def _matched(m: Any) -> dict[str, Any]:
 
 
 def _fixed(ca: tuple[list[float], list[Any], list[Any]], cb: tuple[list[float], list[Any], list[Any]],
-           confidence: float, resamples: int) -> list[dict[str, Any]]:
+           confidence: float) -> list[dict[str, Any]]:
     """At each value both curves have: A minus B on the divergent measure, with each side's
     quality beside it."""
     from creval.metrics.curves import mean_difference_ci
@@ -308,8 +313,7 @@ def _fixed(ca: tuple[list[float], list[Any], list[Any]], cb: tuple[list[float], 
                                "b_quality": _means([cb[2][j]])[0],
                                "difference": None, "low": None, "high": None}
         if da and db:
-            diff, low, high = mean_difference_ci(da, db, confidence=confidence,
-                                                 resamples=resamples)
-            row.update(difference=diff, low=low, high=high)
+            ci = mean_difference_ci(da, db, confidence=confidence)
+            row.update(difference=ci.mean, low=ci.low, high=ci.high, interval=ci.reason)
         out.append(row)
     return out

@@ -31,8 +31,8 @@ def released_trends(root: Path, *, vectors: str = "glove-6b-50d", dictionary: st
     from creval.benchmarks.dat import DATOptions
     from creval.benchmarks.dat.humans import read_model_words
     from creval.benchmarks.dat.scoring import DATScorer
-    from creval.metrics.bootstrap import bootstrap_mean_ci
     from creval.metrics.curves import spearman_trend
+    from creval.metrics.intervals import mean_interval
 
     scorer = DATScorer.from_options(DATOptions(vectors=vectors, dictionary=dictionary))
     by_model: dict[str, list[tuple[float, float | None]]] = defaultdict(list)
@@ -48,7 +48,7 @@ def released_trends(root: Path, *, vectors: str = "glove-6b-50d", dictionary: st
         for t in sorted({t for t, _ in rows}):
             scores = [s for u, s in rows if u == t and s is not None]
             total = sum(1 for u, _ in rows if u == t)
-            ci = bootstrap_mean_ci(scores, resamples=resamples) if scores else None
+            ci = mean_interval(scores) if scores else None
             per_t.append({"temperature": t, "lists": total, "valid": len(scores),
                           "valid_rate": len(scores) / total,
                           "dat": None if ci is None else ci.mean,

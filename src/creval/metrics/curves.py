@@ -23,9 +23,8 @@ crossing. Resamples whose curve misses ``q*`` give no value; ``reached`` is the 
 did, and the interval is taken over those (it is conditional on reaching, which the caller
 should say when ``reached`` is well below 1).
 
-**Trend.** :func:`spearman_trend` asks whether a measure rises with the option: Spearman's
-rho of per-item values against the option value, a two-sided permutation p-value and a
-paired percentile-bootstrap interval, both from ``scipy.stats``.
+**Trend** (:func:`spearman_trend`, from :mod:`creval.metrics.trend`): whether a measure
+rises with the option, with an interval and a test from the same resamples.
 
 >>> v = [0.2, 0.7, 1.0]
 >>> d = [[60.0, 62.0], [70.0, None], [80.0, 78.0]]   # divergent per item (None: no score)
@@ -45,7 +44,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from creval.metrics.intervals import MeanInterval, difference_intervals, too_few
+from creval.metrics.trend import TREND_MIN_PAIRS, TREND_MIN_VALUES, Trend, spearman_trend
+
 __all__ = [
+    "DIFFERENCE_MIN_ITEMS",
+    "TREND_MIN_PAIRS",
+    "TREND_MIN_VALUES",
     "Matched",
     "MatchedDifference",
     "Trend",
@@ -90,18 +95,8 @@ class MatchedDifference:
     reached: float
 
 
-@dataclass(frozen=True)
-class Trend:
-    """Spearman's ``rho`` of ``n`` pairs, its percentile bootstrap interval and the two-sided
-    permutation ``p``; ``rho``, ``low``, ``high`` and ``p`` are None when a side is constant."""
-
-    rho: float | None
-    low: float | None
-    high: float | None
-    p: float | None
-    n: int
-    confidence: float
-    resamples: int
+#: The fewest values on each side :func:`mean_difference_ci` gives an interval from.
+DIFFERENCE_MIN_ITEMS = 30
 
 
 # -- validation -------------------------------------------------------------------------------
@@ -338,80 +333,35 @@ def matched_difference(
 
 
 def mean_difference_ci(
-    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95, resamples: int = 2000,
-    seed: int = 0,
-) -> tuple[float, float, float]:
-    """``mean(a) - mean(b)`` of two independent samples with its percentile bootstrap
-    interval (each sample resampled on its own): ``(difference, low, high)``.
+    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95,
+    min_items: int = DIFFERENCE_MIN_ITEMS,
+) -> MeanInterval:
+    """``mean(a) - mean(b)`` of two independent samples with Welch's t interval under Hall's
+    skewness correction (:func:`creval.metrics.intervals.difference_intervals`), as a
+    :class:`~creval.metrics.intervals.MeanInterval` whose ``mean`` is the difference and ``n``
+    the smaller sample; no interval below ``min_items`` values on either side, or when
+    neither side varies. Simulated coverage (``tests/metrics/test_interval_coverage.py``):
+    90-93% at 5-10 values a side on skewed against bounded data, at least 93.5% from 30.
 
     >>> mean_difference_ci([3.0, 3.0], [1.0, 1.0])
-    (2.0, 2.0, 2.0)
+    MeanInterval(mean=2.0, low=None, high=None, n=2, confidence=0.95, reason='n=2: too few items for an interval (needs 30)')
+    >>> r = mean_difference_ci([float(i % 5) for i in range(30)], [float(i % 3) for i in range(30)])
+    >>> r.mean, round(r.low, 3), round(r.high, 3)
+    (1.0, 0.39, 1.61)
     """
     import numpy as np
 
-    _check_options(confidence, resamples)
+    _check_options(confidence, 1)
     xs = np.array([_number(v, f"a[{i}]") for i, v in enumerate(_sequence(a, "a"))])
     ys = np.array([_number(v, f"b[{i}]") for i, v in enumerate(_sequence(b, "b"))])
     if not xs.size or not ys.size:
         raise ValueError("a and b must each hold at least one value.")
-    rng = np.random.default_rng(seed)
-    da = xs[rng.integers(0, xs.size, size=(resamples, xs.size))].mean(axis=1)
-    db = ys[rng.integers(0, ys.size, size=(resamples, ys.size))].mean(axis=1)
-    low, high = np.quantile(da - db, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return float(xs.mean() - ys.mean()), float(low), float(high)
-
-
-def _spearman_statistic(x: Any, y: Any, axis: int = -1) -> Any:
-    """Spearman's rho along ``axis`` (vectorised for scipy's resampling): Pearson's r of
-    the average ranks; NaN where a side is constant."""
-    import numpy as np
-    from scipy.stats import rankdata
-
-    rx, ry = rankdata(x, axis=axis), rankdata(y, axis=axis)
-    rx = rx - rx.mean(axis=axis, keepdims=True)
-    ry = ry - ry.mean(axis=axis, keepdims=True)
-    denominator = np.sqrt((rx * rx).sum(axis=axis) * (ry * ry).sum(axis=axis))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (rx * ry).sum(axis=axis) / denominator, np.nan)
-
-
-def spearman_trend(
-    x: Sequence[float], y: Sequence[float], *, confidence: float = 0.95, resamples: int = 2000,
-    seed: int = 0,
-) -> Trend:
-    """Whether ``y`` rises with ``x``: Spearman's rho (ties averaged), its paired percentile
-    bootstrap interval (pairs resampled together; resamples with a constant side, where rho
-    is undefined, left out) and the two-sided permutation p-value
-    (``scipy.stats.permutation_test``, pairings: twice the smaller one-sided p; exact when
-    ``n!`` <= ``resamples``).
-
-    >>> t = spearman_trend([0.1, 0.1, 0.5, 0.5, 1.0, 1.0], [60, 62, 65, 61, 70, 72])
-    >>> round(t.rho, 4), t.n, t.p < 0.1, t.low <= t.rho <= t.high
-    (0.8367, 6, True, True)
-    """
-    import numpy as np
-    from scipy import stats
-
-    _check_options(confidence, resamples)
-    xs = np.array([_number(v, f"x[{i}]") for i, v in enumerate(_sequence(x, "x"))])
-    ys = np.array([_number(v, f"y[{i}]") for i, v in enumerate(_sequence(y, "y"))])
-    if xs.size != ys.size:
-        raise ValueError(f"x and y must have the same length, got {xs.size} and {ys.size}.")
-    if xs.size < 3:
-        raise ValueError(f"A trend needs at least 3 pairs, got {xs.size}.")
-    if xs.min() == xs.max() or ys.min() == ys.max():
-        return Trend(None, None, None, None, int(xs.size), confidence, resamples)
-    rho = float(_spearman_statistic(xs, ys))
-    # only y is permuted (x stays in place): n! pairings, so exact when n! <= resamples
-    test = stats.permutation_test((ys,), lambda y, axis=-1: _spearman_statistic(xs, y, axis),
-                                  permutation_type="pairings", vectorized=True,
-                                  n_resamples=resamples, alternative="two-sided",
-                                  random_state=seed)
-    # the paired percentile bootstrap of scipy.stats.bootstrap, except that resamples in
-    # which a side is constant (rho undefined) are left out instead of making it NaN
-    picks = np.random.default_rng(seed).integers(0, xs.size, size=(resamples, xs.size))
-    draws = _spearman_statistic(xs[picks], ys[picks])
-    low, high, _ = _interval(list(draws), confidence)
-    return Trend(rho, low, high, float(test.pvalue), int(xs.size), confidence, resamples)
-
-
+    n = int(min(xs.size, ys.size))
+    diff = float(xs.mean() - ys.mean())
+    if n < min_items:
+        return MeanInterval(diff, None, None, n, confidence, too_few(n, min_items))
+    if np.ptp(xs) == 0 and np.ptp(ys) == 0:
+        return MeanInterval(diff, None, None, n, confidence,
+                            "neither side varies: nothing varied, no interval")
+    _, low, high = difference_intervals(xs[None, :], ys[None, :], confidence=confidence)
+    return MeanInterval(diff, float(low[0]), float(high[0]), n, confidence)

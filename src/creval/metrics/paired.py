@@ -3,9 +3,10 @@
 Given ``a[i]`` and ``b[i]`` for the same item ``i`` (one model's and another's score on the
 same question), everything here works on the differences ``d[i] = a[i] - b[i]``:
 
-* :func:`paired_difference`: the mean difference with a percentile bootstrap interval that
-  resamples *items* (pairs stay together; Efron and Tibshirani 1993, ch. 13), and the
-  standard deviation of the differences.
+* :func:`paired_difference`: the mean difference with its interval over items (the t
+  interval with Hall's skewness correction of :func:`creval.metrics.intervals.mean_interval`,
+  whose coverage is simulated; none below its minimum number of pairs, or when every
+  difference is the same), and the standard deviation of the differences.
 * :func:`sign_flip_p`: the paired permutation test (Fisher 1935; Good 2005, ch. 3): under
   "no difference" each ``d[i]`` is as likely to have the other sign, so the p-value is the
   share of the ``2**n`` sign assignments whose ``|mean|`` is at least the observed one:
@@ -21,9 +22,9 @@ Units: those of the values (a difference of rubric means is in rubric points, of
 a fraction). All differences are ``a - b``.
 
 >>> a, b = [3.0, 4.0, 3.5, 4.5], [2.5, 3.0, 3.5, 4.0]
->>> r = paired_difference(a, b, seed=0)
->>> r.n, r.difference, r.low <= r.difference <= r.high
-(4, 0.5, True)
+>>> r = paired_difference(a, b)
+>>> r.n, r.difference, r.low, r.reason
+(4, 0.5, None, 'n=4: too few pairs for an interval (needs 10)')
 >>> sign_flip_p(a, b)  # d = 0.5, 1, 0, 0.5: 4 of 16 sign flips reach |mean| 0.5
 0.25
 >>> holm([0.01, 0.04, 0.03])
@@ -39,6 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from creval.metrics.intervals import MIN_ITEMS, mean_interval
+
 __all__ = [
     "PairedDifference",
     "holm",
@@ -50,16 +53,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """The mean of ``a - b`` over ``n`` pairs, its bootstrap interval and the differences' sd."""
+    """The mean of ``a - b`` over ``n`` pairs, its interval and the differences' sd (no
+    interval, ``low`` and ``high`` None, when ``reason`` says why)."""
 
     n: int
     difference: float
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     #: Sample standard deviation of the differences (ddof 1; 0 for one pair).
     sd: float
     confidence: float
-    resamples: int
+    reason: str | None = None
 
 
 def _values(values: Sequence[float], name: str) -> list[float]:
@@ -89,24 +93,26 @@ def _positive_int(value: int, name: str, minimum: int = 1) -> int:
 
 
 def paired_difference(
-    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95, resamples: int = 2000,
-    seed: int = 0,
+    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95,
+    min_items: int = MIN_ITEMS,
 ) -> PairedDifference:
-    """The mean of ``a[i] - b[i]`` with its percentile bootstrap interval over items.
+    """The mean of ``a[i] - b[i]`` with its interval over items (pairs stay together).
 
     >>> paired_difference([1.0, 1.0], [1.0, 1.0])
-    PairedDifference(n=2, difference=0.0, low=0.0, high=0.0, sd=0.0, confidence=0.95, resamples=2000)
+    PairedDifference(n=2, difference=0.0, low=None, high=None, sd=0.0, confidence=0.95, reason='n=2: too few pairs for an interval (needs 10)')
+    >>> r = paired_difference([float(i % 3) for i in range(12)], [0.0] * 12)
+    >>> r.difference, round(r.low, 3), round(r.high, 3)
+    (1.0, 0.458, 1.542)
     """
-    from creval.metrics.bootstrap import bootstrap_mean_ci
-
     d = _differences(a, b)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}.")
-    _positive_int(resamples, "resamples")
-    ci = bootstrap_mean_ci(d, confidence=confidence, resamples=resamples, seed=seed)
+    ci = mean_interval(d, confidence=confidence, min_items=min_items)
+    reason = None if ci.reason is None else ci.reason.replace(" items ", " pairs ").replace(
+        " values ", " differences ")
     mean = sum(d) / len(d)
     sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (len(d) - 1)) if len(d) > 1 else 0.0
-    return PairedDifference(len(d), ci.mean, ci.low, ci.high, sd, confidence, resamples)
+    return PairedDifference(len(d), ci.mean, ci.low, ci.high, sd, confidence, reason)
 
 
 def sign_flip_p(

@@ -9,28 +9,31 @@ The **percentile** of a value ``m`` among ``n`` people's scores is, in percent (
 the ``kind`` of :func:`scipy.stats.percentileofscore` of the same names. For continuous
 scores without ties the three agree ("the model scores above p% of people").
 
-The **interval** is a percentile bootstrap (Efron and Tibshirani 1993, ch. 13) over both
-sources of uncertainty: each resample draws the model's trials with replacement (giving a
-resampled mean ``m*``) and, independently, ``n`` people with replacement, and computes the
-percentile of ``m*`` among them. The people are not redrawn one by one: the number of
-resampled people below ``m*`` is exactly Binomial(n, share below ``m*``) and the number tied
-with it, of the rest, Binomial(rest, ties / (people not below)), so a resample costs two
-binomial draws and a binary search instead of ``n`` draws (same distribution).
+The **interval** carries both sources of uncertainty, the model's trials and the sample of
+people, and is only given from :data:`creval.metrics.intervals.MIN_ITEMS` trials up (below,
+``low`` and ``high`` are None and ``reason`` says why). The percentile rises with the mean,
+so an interval ``[L, H]`` of the model's mean maps to one of its percentile ``[F(L), F(H)]``
+where ``F`` is the people's share below; ``F`` itself is estimated from ``n`` people, so each
+end takes the one-sided Clopper-Pearson bound of that share. Confidence is split
+(Bonferroni): the mean interval (:func:`creval.metrics.intervals.mean_interval`) at
+``1 - alpha / 2`` and each people's bound at ``1 - alpha / 4``, so the whole holds at least
+``1 - alpha``. The percentile bootstrap used before covered 50% at 2 trials and 80-90% at
+5-10 trials (``tests/metrics/test_interval_coverage.py``).
 
-With ``groups`` (one label per trial: DAT's trial index when a run has repeats), a resample
-draws whole groups with replacement, each with all its values (a cluster bootstrap: Davison
-and Hinkley 1997, section 3.8), since repeats of one trial are not independent trials. With a
-single trial (or a single group) the model's side has nothing to resample and the interval
-covers the sampling of the people only (``HumanPercentile.covers`` says which).
+With ``groups`` (one label per trial: DAT's trial index when a run has repeats), the
+interval of the mean is taken over the groups' means, since repeats of one trial are not
+independent trials (the cluster as the unit: Davison and Hinkley 1997, section 3.8); a run
+needs as many groups as :data:`~creval.metrics.intervals.MIN_ITEMS` for an interval.
 
 >>> people = [60.0, 70.0, 75.0, 80.0, 90.0]
 >>> round(percentile_of_score(people, 78.0), 1)
 60.0
->>> r = human_percentile([77.0, 79.0], people, seed=0)
->>> r.percentile, r.mean, r.n_model, r.n_people
-(60.0, 78.0, 2, 5)
->>> r.low <= r.percentile <= r.high
-True
+>>> r = human_percentile([77.0, 79.0], people)
+>>> r.percentile, r.mean, r.n_model, r.n_people, r.low, r.reason
+(60.0, 78.0, 2, 5, None, 'n=2: too few trials for an interval (needs 10)')
+>>> r = human_percentile([77.0, 79.0] * 5, list(range(50, 100)))
+>>> round(r.low, 1), r.percentile, round(r.high, 1)
+(39.3, 57.0, 73.5)
 """
 
 from __future__ import annotations
@@ -42,27 +45,30 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["HumanPercentile", "human_percentile", "percentile_of_score"]
+from creval.metrics.intervals import MIN_ITEMS, mean_intervals, too_few
+
+__all__ = ["HumanPercentile", "human_percentile", "percentile_bounds", "percentile_of_score"]
 
 Kind = Literal["mean", "strict", "weak"]
 
 
 @dataclass(frozen=True)
 class HumanPercentile:
-    """A model's mean, its percentile among people (0..100) and the bootstrap interval."""
+    """A model's mean, its percentile among people (0..100) and its interval (None, with
+    the ``reason``, when the trials are too few or all equal)."""
 
     mean: float
     percentile: float
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     n_model: int
     n_people: int
     confidence: float
-    resamples: int
-    #: What the interval covers: "trials and people", "groups of trials and people" (with
-    #: ``groups``) or "people only" (one trial or one group: nothing of the model's to resample).
+    reason: str | None = None
+    #: What the interval covers: "trials and people", or "groups of trials and people" (with
+    #: ``groups``: a trial's repeats counted as one trial).
     covers: str = "trials and people"
-    #: Groups the model's trials were resampled in (None: each trial alone).
+    #: Groups the model's trials were taken in (None: each trial alone).
     n_groups: int | None = None
 
 
@@ -104,26 +110,57 @@ def percentile_of_score(people: Sequence[float], score: float, *, kind: Kind = "
     return float(_from_counts(below, ties, len(data), kind))
 
 
+def percentile_bounds(model: np.ndarray, people: np.ndarray, *, kind: Kind = "mean",
+                      confidence: float = 0.95,
+                      min_items: int = MIN_ITEMS) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised interval of :func:`human_percentile`: row ``i`` of ``model`` (trials) and
+    of ``people`` (sorted or not) gives ``(low[i], high[i])``, NaN where the trials cannot
+    support an interval. The coverage simulation calls it on thousands of rows at once.
+
+    >>> low, high = percentile_bounds(np.array([[77.0, 79.0] * 5]), np.arange(50.0, 100.0)[None])
+    >>> round(float(low[0]), 1), round(float(high[0]), 1)
+    (39.3, 73.5)
+    """
+    from scipy.stats import beta
+
+    alpha = 1.0 - confidence
+    _, lows, highs = mean_intervals(model, confidence=1 - alpha / 2, min_items=min_items)
+    n = people.shape[1]
+    weight = {"strict": 0.0, "weak": 1.0, "mean": 0.5}[kind]
+
+    def count(at: np.ndarray) -> np.ndarray:
+        below = (people < at[:, None]).sum(axis=1)
+        return below + weight * (people == at[:, None]).sum(axis=1)
+
+    with np.errstate(invalid="ignore"):
+        k_low, k_high = np.floor(count(lows)), np.ceil(count(highs))
+        tail = alpha / 4  # one-sided Clopper-Pearson bounds of the share below
+        low = np.where(k_low > 0, beta.ppf(tail, np.maximum(k_low, 1), n - k_low + 1), 0.0)
+        high = np.where(k_high < n, beta.ppf(1 - tail, k_high + 1, np.maximum(n - k_high, 1)), 1.0)
+    missing = np.isnan(lows)
+    return np.where(missing, np.nan, 100.0 * low), np.where(missing, np.nan, 100.0 * high)
+
+
 def human_percentile(
     model: Sequence[float],
     people: Sequence[float],
     *,
     kind: Kind = "mean",
     confidence: float = 0.95,
-    resamples: int = 2000,
-    seed: int = 0,
+    min_items: int = MIN_ITEMS,
     groups: Sequence[Hashable] | None = None,
 ) -> HumanPercentile:
     """The percentile of the mean of ``model`` (one score per trial) among ``people`` (one
-    score per person), with a ``confidence`` percentile bootstrap interval over both;
-    ``groups`` (one label per value of ``model``) resamples the model's values by group.
+    score per person), with its ``confidence`` interval over both (see the module docstring);
+    ``groups`` (one label per value of ``model``) takes a group's values as one trial for the
+    interval.
 
+    >>> human_percentile([80.0] * 12, [70.0, 90.0]).reason
+    'all 12 trials are equal: nothing varied, no interval'
     >>> r = human_percentile([77.0, 79.0, 78.0, 80.0], [60.0, 70.0, 75.0, 80.0, 90.0],
     ...                      groups=[0, 0, 1, 1])
-    >>> r.covers, r.n_groups, r.n_model
-    ('groups of trials and people', 2, 4)
-    >>> human_percentile([78.0], [60.0, 70.0, 75.0, 80.0, 90.0]).covers
-    'people only'
+    >>> r.covers, r.n_groups, r.n_model, r.reason
+    ('groups of trials and people', 2, 4, 'n=2: too few trials for an interval (needs 10)')
     """
     trials = _finite(model, "model")
     members = _members(groups, len(trials))
@@ -131,26 +168,27 @@ def human_percentile(
     _kind(kind)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}.")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}.")
-    n = len(data)
+    if isinstance(min_items, bool) or not isinstance(min_items, int) or min_items < 2:
+        raise ValueError(f"min_items must be an integer >= 2, got {min_items!r}.")
     mean = float(trials.mean())
     point = percentile_of_score(data.tolist(), mean, kind=kind)
-    rng = np.random.default_rng(seed)
-    means = _resampled_means(trials, members, resamples, rng)
-    below = np.searchsorted(data, means, side="left")
-    tied = np.searchsorted(data, means, side="right") - below
-    drawn_below = rng.binomial(n, below / n)
-    rest = n - drawn_below
-    not_below = n - below
-    share = np.divide(tied, not_below, out=np.zeros(resamples), where=not_below > 0)
-    drawn_ties = rng.binomial(rest, share)
-    values = _from_counts(drawn_below, drawn_ties, n, kind)
-    low, high = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return HumanPercentile(mean=mean, percentile=point, low=float(low), high=float(high),
-                           n_model=len(trials), n_people=n, confidence=confidence,
-                           resamples=resamples, covers=_covers(len(trials), members),
-                           n_groups=None if members is None else len(members))
+    members = _members(groups, len(trials))
+    # the interval's unit: a trial, or a group of a trial's repeats (their mean)
+    units = trials if members is None else np.array([trials[m].mean() for m in members])
+    covers = "trials and people" if members is None else "groups of trials and people"
+    n_groups = None if members is None else len(members)
+    size = len(units)
+    reason = (too_few(size, min_items, "trials") if size < min_items else
+              f"all {size} trials are equal: nothing varied, no interval"
+              if units.min() == units.max() else None)
+    if reason is not None:
+        return HumanPercentile(mean, point, None, None, len(trials), len(data), confidence, reason,
+                               covers, n_groups)
+    low, high = percentile_bounds(units[None, :], data[None, :], kind=kind,
+                                  confidence=confidence, min_items=min_items)
+    return HumanPercentile(mean=mean, percentile=point, low=float(low[0]), high=float(high[0]),
+                           n_model=len(trials), n_people=len(data), confidence=confidence,
+                           covers=covers, n_groups=n_groups)
 
 
 def _members(groups: Sequence[Hashable] | None, n: int) -> list[list[int]] | None:
@@ -164,21 +202,3 @@ def _members(groups: Sequence[Hashable] | None, n: int) -> list[list[int]] | Non
     for i, label in enumerate(groups):
         out.setdefault(label, []).append(i)
     return list(out.values())
-
-
-def _resampled_means(trials: np.ndarray, members: list[list[int]] | None, resamples: int,
-                     rng: np.random.Generator) -> np.ndarray:
-    """The mean of each resample of the model's values: values, or whole groups, drawn with
-    replacement."""
-    if members is None:
-        return trials[rng.integers(0, len(trials), size=(resamples, len(trials)))].mean(axis=1)
-    sums = np.array([trials[m].sum() for m in members])
-    sizes = np.array([len(m) for m in members], dtype=float)
-    picks = rng.integers(0, len(members), size=(resamples, len(members)))
-    return np.asarray(sums[picks].sum(axis=1) / sizes[picks].sum(axis=1))
-
-
-def _covers(n: int, members: list[list[int]] | None) -> str:
-    if n == 1 or (members is not None and len(members) == 1):
-        return "people only"
-    return "trials and people" if members is None else "groups of trials and people"

@@ -188,19 +188,23 @@ def interval_ranks(
     with a better value; ``best`` is 1 + the number whose interval lies wholly above its
     interval (better for sure), ``worst`` is the count minus those wholly below it; ``tied``
     is True when its interval overlaps another entry's (the data do not separate them). An
-    entry without an interval is treated as the point ``value``.
+    entry without an interval (too few items for one) could lie anywhere: it may take any
+    rank, is tied with every other entry, and separates no other entry from it.
 
     >>> interval_ranks([(0.9, 0.85, 0.95), (0.7, 0.6, 0.88), (0.2, 0.1, 0.3)])
     [(1, 1, 2, True), (2, 1, 2, True), (3, 3, 3, False)]
     >>> interval_ranks([(1.0, None, None), (2.0, None, None)], higher_is_better=False)
-    [(1, 1, 1, False), (2, 2, 2, False)]
+    [(1, 1, 2, True), (2, 1, 2, True)]
+    >>> interval_ranks([(0.9, 0.85, 0.95), (0.2, 0.1, 0.3), (0.5, None, None)])
+    [(1, 1, 2, True), (3, 2, 3, True), (2, 1, 3, True)]
     """
     sign = 1.0 if higher_is_better else -1.0
     spans = []
     for value, low, high in entries:
-        lo = value if low is None else low
-        hi = value if high is None else high
-        spans.append((sign * value, min(sign * lo, sign * hi), max(sign * lo, sign * hi)))
+        if low is None or high is None:  # no interval: it could lie anywhere
+            spans.append((sign * value, -math.inf, math.inf))
+            continue
+        spans.append((sign * value, min(sign * low, sign * high), max(sign * low, sign * high)))
     out = []
     for i, (v, lo, hi) in enumerate(spans):
         others = [s for j, s in enumerate(spans) if j != i]

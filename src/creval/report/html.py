@@ -196,7 +196,9 @@ def _judge_checks(scores: Scores) -> str:
 
 
 def _scores(scores: Scores) -> str:
-    out = [html_table([{"metric": k, "value": v} for k, v in scores.headline.items()])]
+    from creval.report.headline import headline_rows
+
+    out = [html_table(headline_rows(scores))]  # each measure with its interval and n
     if scores.resources:
         out.append("<h3>Scored with</h3>" + _kv(scores.resources, "resource"))
     notes = [n for n in scores.notes if n]

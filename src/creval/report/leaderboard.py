@@ -1,5 +1,7 @@
-"""``creval compare``: one leaderboard per benchmark across runs (models), with bootstrap
-confidence intervals where the scores carry per-item values, and each run's counters.
+"""``creval compare``: one leaderboard per benchmark across runs (models), with the number of
+items and the interval of each metric whose per-item values the scores carry (none below
+:data:`creval.metrics.intervals.MIN_ITEMS` items: ``METRIC_interval`` then says why), and
+each run's counters.
 
 The seed-004 analysis (JCQ/TTCT scores correlated with DAT and SAT across models) is that
 benchmark family's own command, ``creval correlate`` (:mod:`creval.report.compare`).
@@ -12,17 +14,18 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from creval.metrics.bootstrap import bootstrap_mean_ci
+from creval.metrics.intervals import describe_interval, mean_interval
 from creval.reader import Run
 from creval.runner.counters import totals
 
 
 def leaderboard(
-    runs: Sequence[Run], *, confidence: float = 0.95, resamples: int = 2000
+    runs: Sequence[Run], *, confidence: float = 0.95
 ) -> dict[str, list[dict[str, Any]]]:
-    """Benchmark -> one row per run: model, headline metrics (with ``METRIC_low`` and
-    ``METRIC_high`` where ``scores.per_item`` holds the values behind the metric), units,
-    requests and tokens. Rows are sorted by the first headline metric, best (highest) first.
+    """Benchmark -> one row per run: model, headline metrics (with ``METRIC_n``,
+    ``METRIC_low`` and ``METRIC_high`` where ``scores.per_item`` holds the values behind the
+    metric, and ``METRIC_interval`` when there is no interval), units, requests and tokens.
+    Rows are sorted by the first headline metric, best (highest) first.
     """
     boards: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
@@ -35,9 +38,12 @@ def leaderboard(
                 continue
             row[metric] = value
             values = [float(v) for v in scores.per_item.get(metric, []) if v is not None]
-            if len(values) >= 2:
-                ci = bootstrap_mean_ci(values, confidence=confidence, resamples=resamples)
+            if values:
+                ci = mean_interval(values, confidence=confidence)
+                row[f"{metric}_n"] = ci.n
                 row[f"{metric}_low"], row[f"{metric}_high"] = ci.low, ci.high
+                if ci.reason is not None:
+                    row[f"{metric}_interval"] = describe_interval(ci)
         usage = totals(scores.usage.get("all_invocations", {}))
         row.update({"units": f"{scores.units.finished}/{scores.units.total}",
                     "errors": scores.units.errors, "requests": usage["requests"],

@@ -64,7 +64,9 @@ def render_report(manifest: dict[str, Any], scores: Scores,
     for warning in [*scores.warnings, *scores.run_warnings]:
         out.append(f"- **warning:** {warning}")
     out += judge_checks_section(scores)
-    out += ["", "## Scores", "", markdown_table([{"metric": k, "value": v} for k, v in scores.headline.items()])]
+    from creval.report.headline import headline_rows
+
+    out += ["", "## Scores", "", markdown_table(headline_rows(scores))]  # interval and n
     if scores.resources:
         out += ["", "Scored with: `" + json.dumps(scores.resources, ensure_ascii=False) + "`"]
     for note in scores.notes:

@@ -77,8 +77,10 @@ def sentence(row: dict[str, Any], *, this: str = "this model") -> str:
     ...           "p_holm": 0.003})
     'GPT-4o minus this model: +0.12 [0.05, 0.19], p = 0.003 after Holm'
     """
+    interval = (f"[{_num(row['low'])}, {_num(row['high'])}]" if row["low"] is not None
+                else f"({row.get('interval_note') or 'no interval'})")
     return (f"{row['subject']} minus {this}: {_num(row['difference'], signed=True)} "
-            f"[{_num(row['low'])}, {_num(row['high'])}], p = {_p(row['p_holm'])} after Holm")
+            f"{interval}, p = {_p(row['p_holm'])} after Holm")
 
 
 def placement_text(p: Mapping[str, Any]) -> str:
@@ -98,7 +100,8 @@ def rows_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"benchmark": r["benchmark"], "measure": r["measure"], "subject": r["subject"],
              "test": r.get("test", "paired"), "n": _n(r),
              "difference": _num(r["difference"], signed=True) + (f" {r['unit']}" if r.get("unit") else ""),
-             "95% interval": f"[{_num(r['low'])}, {_num(r['high'])}]", "p": _p(r["p"]),
+             "95% interval": (f"[{_num(r['low'])}, {_num(r['high'])}]" if r["low"] is not None
+                              else r.get("interval_note") or "-"), "p": _p(r["p"]),
              "p_holm": _p(r["p_holm"]), "mdd": _num(r.get("mdd")), "verdict": r["verdict"],
              "verdict of": r.get("verdict_of", "this run")}
             for r in rows]

@@ -45,11 +45,14 @@ def _value(m: dict[str, Any]) -> str:
     '0.5000 [0.4000, 0.6000]'
     >>> _value({"value": None, "low": None, "high": None})
     '-'
+    >>> _value({"value": 0.6667, "low": None, "high": None, "n": 1,
+    ...         "interval": "n=1: too few items for an interval (needs 10)"})
+    '0.6667 (n=1: too few items for an interval (needs 10))'
     """
     if m["value"] is None:
         return "-"
     if m["low"] is None or m["high"] is None:
-        return f"{fmt(m['value'])} (no interval)"
+        return f"{fmt(m['value'])} ({m.get('interval') or 'no interval'})"
     return f"{fmt(m['value'])} [{fmt(m['low'])}, {fmt(m['high'])}]"
 
 

@@ -42,8 +42,14 @@ def _rank(row: dict[str, Any]) -> str:
 
 
 def _interval(row: dict[str, Any]) -> str:
+    """The row's interval, or why it has none (then it may take any rank).
+
+    >>> _interval({"low": None, "high": None, "interval": "n=1: too few items for an interval (needs 10)"})
+    'none (n=1: too few items for an interval (needs 10)): any rank'
+    """
     if row["low"] is None or row["low"] != row["low"]:
-        return "-"
+        why = row.get("interval")
+        return f"none ({why}): any rank" if isinstance(why, str) else "none: any rank"
     return f"[{fmt(row['low'])}, {fmt(row['high'])}]"
 
 

@@ -3,7 +3,7 @@ and ``compare.md`` and ``compare.html`` for two sweeps compared.
 
 Each curve gets one figure of two panels, drawn by matplotlib (the ``plot`` extra) as inline
 SVG like every report's plots: left, the divergent measure and the quality measure against
-the option value, each with its bootstrap interval at every point; right, the divergent
+the option value, each with its interval at every point; right, the divergent
 measure against the quality measure (the trade-off), each point labelled with its value.
 The comparison's figure draws both models' trade-offs and marks the quality at which they
 are compared. Without matplotlib the pages hold their tables and say why there is no plot.
@@ -28,15 +28,25 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _ci(estimate: Any, low: Any, high: Any) -> str:
-    """A value with its interval.
+def _ci(estimate: Any, low: Any, high: Any, why: Any = None) -> str:
+    """A value with its interval, or with why it has none.
 
     >>> _ci(0.5, 0.4, 0.6), _ci(None, None, None), _ci(0.5, None, None)
     ('0.5000 [0.4000, 0.6000]', '-', '0.5000')
+    >>> _ci(0.5, None, None, "n=2: too few items for an interval (needs 10)")
+    '0.5000 (n=2: too few items for an interval (needs 10))'
     """
     if estimate is None:
-        return "-"
-    return fmt(estimate) if low is None else f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
+        return "-" if not why else f"- ({why})"
+    if low is None:
+        return fmt(estimate) if not why else f"{fmt(estimate)} ({why})"
+    return f"{fmt(estimate)} [{fmt(low)}, {fmt(high)}]"
+
+
+def _empty(points: list[dict[str, Any]]) -> bool:
+    """No point of the curve has a value of its divergent measure (nothing valid at any
+    value): there is nothing to draw."""
+    return all(p["estimate"] is None for p in points)
 
 
 def curves_of(doc: dict[str, Any]) -> list[tuple[tuple[str, str, str], list[dict[str, Any]]]]:
@@ -49,15 +59,30 @@ def curves_of(doc: dict[str, Any]) -> list[tuple[tuple[str, str, str], list[dict
 
 
 def _trend_text(trend: dict[str, Any] | None) -> str:
+    """A trend in words: rho with the interval and p of the same resamples, or why not.
+
+    >>> _trend_text({"rho": -0.58, "low": None, "high": None, "p": None,
+    ...              "note": "n=6: too few pairs for a trend interval and test (needs 30)"})
+    'rho -0.5800 (n=6: too few pairs for a trend interval and test (needs 30))'
+    >>> _trend_text({"rho": 0.4, "low": 0.1, "high": 0.6, "p": 0.0, "resamples": 2000})
+    'rho 0.4000 [0.1000, 0.6000], p < 0.0005 (bootstrap)'
+    """
     if not trend or trend.get("rho") is None:
-        return "-"
-    return f"rho {_ci(trend['rho'], trend['low'], trend['high'])}, p = {trend['p']:.3g}"
+        return "-" if not trend or not trend.get("note") else f"- ({trend['note']})"
+    if trend.get("p") is None:
+        return f"rho {_ci(trend['rho'], None, None, trend.get('note') or 'no test')}"
+    p = trend["p"]
+    shown = (f"p < {1 / trend.get('resamples', 2000):.2g}" if p == 0
+             else f"p = {p:.3g}")
+    return f"rho {_ci(trend['rho'], trend['low'], trend['high'])}, {shown} (bootstrap)"
 
 
 def _table_rows(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"value": p["value"], "run": p["run"],
-             p["measure"]: _ci(p["estimate"], p["low"], p["high"]), "n": p["n"],
-             p["quality_measure"]: _ci(p["quality"], p["quality_low"], p["quality_high"]),
+             p["measure"]: _ci(p["estimate"], p["low"], p["high"], p.get("interval")),
+             "n": p["n"],
+             p["quality_measure"]: _ci(p["quality"], p["quality_low"], p["quality_high"],
+                                       p.get("quality_interval")),
              "quality n": p["quality_n"]} for p in points]
 
 
@@ -67,16 +92,22 @@ def render_sweep_markdown(doc: dict[str, Any]) -> str:
     target = "the profile battery" if doc.get("profile") else ", ".join(doc["benchmarks"])
     out = [f"# creval sweep: {doc['model']}, {doc['option']}", "",
            f"- {target} at {doc['option']} = {', '.join(repr(v) for v in doc['values'])}",
-           f"- intervals: {level} percentile bootstrap over items; written {doc['written']}", ""]
+           f"- intervals: {level} over items (t with Hall's skewness correction; none from "
+           f"fewer than 10 items); trends: Spearman's rho with a bootstrap interval and the p "
+           f"of the same resamples; written {doc['written']}", ""]
     trends = {(c["benchmark"], c["measure"], c["quality_measure"]): c for c in doc["curves"]}
     for key, points in curves_of(doc):
         first = points[0]
         out += [f"## {key[0]}: {first['label']} against {first['quality_label']}", "",
                 markdown_table(_table_rows(points)), ""]
+        if _empty(points):
+            out += [f"- **No valid item at any {doc['option']}:** {first['measure']} has no "
+                    "value anywhere on this curve, so there is no curve to draw; each run's "
+                    "report.md says why its items were invalid.", ""]
         curve = trends.get(key, {})
         out += [f"- trend with {doc['option']}: {first['measure']} "
                 f"{_trend_text(curve.get('trend'))}; {first['quality_measure']} "
-                f"{_trend_text(curve.get('quality_trend'))} (Spearman over items, permutation p)",
+                f"{_trend_text(curve.get('quality_trend'))} (Spearman over items)",
                 ""]
     if doc.get("missing"):
         out += ["## Not scored yet", "", *[f"- {m}" for m in doc["missing"]], ""]
@@ -167,11 +198,15 @@ def render_sweep_html(doc: dict[str, Any]) -> str:
     for i, (key, points) in enumerate(curves_of(doc)):
         first, curve = points[0], trends.get(key, {})
         caption = f"{key[0]}: {first['label']} against {first['quality_label']}"
+        figure = (f"<div class='note empty'>No valid item at any {_e(doc['option'])}: "
+                  f"{_e(first['measure'])} has no value anywhere on this curve, so nothing is "
+                  "drawn; each run's report says why its items were invalid.</div>"
+                  if _empty(points) else _figure_html(
+                      lambda p=points, i=i: curve_svg(p, doc["option"], salt=f"sweep{i}"),
+                      f"{first['measure']} and {first['quality_measure']} by {doc['option']}"))
         sections.append(
             f"<section class=curve data-benchmark='{_e(key[0])}' data-measure='{_e(key[1])}'>"
-            f"<h2>{_e(caption)}</h2>"
-            + _figure_html(lambda p=points, i=i: curve_svg(p, doc["option"], salt=f"sweep{i}"),
-                           f"{first['measure']} and {first['quality_measure']} by {doc['option']}")
+            f"<h2>{_e(caption)}</h2>" + figure
             + _table_html(_table_rows(points))
             + f"<p class=note>Trend with {_e(doc['option'])} (Spearman over items): "
               f"{_e(first['measure'])} {_e(_trend_text(curve.get('trend')))}; "
@@ -182,7 +217,7 @@ def render_sweep_html(doc: dict[str, Any]) -> str:
                         + "".join(f"<li>{_e(m)}</li>" for m in doc["missing"]) + "</ul></section>")
     level = f"{round(doc['confidence'] * 100)}%"
     subtitle = (f"{doc['option']} = {', '.join(repr(v) for v in doc['values'])}; {level} "
-                f"bootstrap intervals over items; written {doc['written']}")
+                f"intervals over items (none from fewer than 10); written {doc['written']}")
     return _page(f"creval sweep: {doc['model']}", subtitle,
                  "".join(sections) or "<p>No run of this sweep has been scored yet.</p>")
 
@@ -216,7 +251,8 @@ def _matched_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _fixed_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"benchmark": c["benchmark"], "measure": c["measure"], doc["option"]: r["value"],
-             "A": r["a"], "B": r["b"], "A - B": _ci(r["difference"], r["low"], r["high"]),
+             "A": r["a"], "B": r["b"],
+             "A - B": _ci(r["difference"], r["low"], r["high"], r.get("interval")),
              "A quality": r["a_quality"], "B quality": r["b_quality"]}
             for c in doc["comparisons"] for r in c["fixed"]]
 
@@ -226,7 +262,8 @@ def render_compare_markdown(doc: dict[str, Any]) -> str:
     return "\n".join([
         f"# creval sweep compare: A = {doc['a']['model']}, B = {doc['b']['model']}", "",
         f"- A: {doc['a']['dir']}; B: {doc['b']['dir']}; option {doc['option']}; "
-        f"{round(doc['confidence'] * 100)}% bootstrap intervals", "",
+        f"{round(doc['confidence'] * 100)}% intervals (matched: bootstrap; same value: Welch t, "
+        "none from fewer than 30 items a side)", "",
         "## At matched quality", "",
         "Each model's divergent measure where its quality curve reaches the same quality "
         "(interpolated between the values it ran).", "",

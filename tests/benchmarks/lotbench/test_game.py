@@ -182,7 +182,7 @@ def test_sc_from_records_hand_calculation() -> None:
     scores = score_lotbench(records, options())
     h = scores.headline
     assert h["S_c"] == pytest.approx((math.exp(-0.2) + math.exp(-0.8) + math.exp(-2)) / 4)
-    assert h["S_c_low"] <= h["S_c"] <= h["S_c_high"]
+    assert h["S_c_low"] is None and h["S_c_high"] is None  # 2 samples: too few for an interval
     assert h["games"] == 4 and h["solved"] == 3 and h["e1_parse_failure_rate"] == 1.0
     hist = {r["round"]: r["games"] for r in scores.sections[0]["rows"]}
     assert hist == {1: 1, 4: 1, 10: 1, "unsolved": 1}

@@ -150,17 +150,13 @@ def trial_groups(scores: Scores) -> list[str] | None:
 
 def _interval_words(covers: str, trials: int) -> str:
     """How the percentile's interval was drawn, in the note's words."""
-    if covers == "people only":
-        return (f"95% bootstrap over the people only: {'one trial' if trials == 1 else 'one trial with its repeats'} "
-                "gives the model's side nothing to resample, so the interval leaves out the "
-                "model's own sampling noise.")
     if covers == "groups of trials and people":
-        return "95% bootstrap over trials (each with its repeats) and people."
-    return "95% bootstrap over trials and people."
+        return ("95% interval over trials (each with its repeats taken as one) and people "
+                "(creval.metrics.percentile).")
+    return "95% interval over trials and people (creval.metrics.percentile)."
 
 
-def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
-                       *, seed: int = 0) -> Scores:
+def place_among_people(scores: Scores, scorer: DATScorer, people: str | None) -> Scores:
     """``scores`` with ``human_percentile`` (and ``_low``/``_high``) among the people
     re-scored by ``scorer``, or a note saying why there is none and how to get it."""
     from creval.metrics.percentile import human_percentile
@@ -185,13 +181,16 @@ def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
     if not found.scores:
         note = f"People's percentile: not computed: none of the {found.people} people has a valid list under this scorer."
         return scores.model_copy(update={"notes": [*scores.notes, note]})
-    r = human_percentile(model, list(found.scores), seed=seed, groups=trial_groups(scores))
+    r = human_percentile(model, list(found.scores), groups=trial_groups(scores))
     mean = sum(found.scores) / len(found.scores)
     sd = math.sqrt(sum((v - mean) ** 2 for v in found.scores) / max(len(found.scores) - 1, 1))
     headline = {**scores.headline, "human_percentile": round(r.percentile, 2),
-                "human_percentile_low": round(r.low, 2), "human_percentile_high": round(r.high, 2)}
+                "human_percentile_low": None if r.low is None else round(r.low, 2),
+                "human_percentile_high": None if r.high is None else round(r.high, 2)}
+    shown = (f"({r.reason})" if r.low is None or r.high is None
+             else f"[{r.low:.1f}, {r.high:.1f}]")
     note = (f"People's percentile: the model's mean {r.mean:.2f} is above {r.percentile:.1f}% "
-            f"[{r.low:.1f}, {r.high:.1f}] of {len(found.scores):,} people (study 2 of Olson et al. "
+            f"{shown} of {len(found.scores):,} people (study 2 of Olson et al. "
             f"2021; {found.people - len(found.scores):,} of {found.people:,} without a valid list), "
             f"their words re-scored by the same scorer as the model (people's mean {mean:.2f}, sd {sd:.2f}); "
             f"{_interval_words(r.covers, r.n_model)} Not compared with the files' official scores "
@@ -199,6 +198,6 @@ def place_among_people(scores: Scores, scorer: DATScorer, people: str | None,
     extra = {"source": SOURCE, "root": str(root), "studies": list(found.studies),
              "people": found.people, "scored": len(found.scores), "mean": round(mean, 4),
              "sd": round(sd, 4), "cache_key": found.key, "percentile_kind": "mean",
-             "confidence": r.confidence, "resamples": r.resamples, "interval_covers": r.covers}
+             "confidence": r.confidence, "interval_covers": r.covers}
     updated = scores.model_copy(update={"headline": headline, "notes": [*scores.notes, note]})
     return updated.with_extra(people=extra)

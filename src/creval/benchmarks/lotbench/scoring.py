@@ -12,7 +12,7 @@ from typing import Any
 
 from creval.benchmarks.lotbench.game import ROLES
 from creval.errors import CrevalError
-from creval.metrics.bootstrap import bootstrap_mean_ci
+from creval.metrics.intervals import MIN_ITEMS, mean_interval
 from creval.metrics.lotbench import creativity_score, round_histogram, sample_scores
 from creval.records import Scores
 from creval.runner.store import Record
@@ -99,7 +99,7 @@ def score_lotbench(records: list[Record], options: Any) -> Scores:
     if by_sample:
         rounds = list(by_sample.values())
         per_sample = sample_scores(rounds, **params)
-        ci = bootstrap_mean_ci(per_sample, confidence=options.confidence, seed=options.seed)
+        ci = mean_interval(per_sample, confidence=options.confidence)  # None when too few
         headline = {"S_c": creativity_score(rounds, **params), "S_c_low": ci.low, "S_c_high": ci.high}
         histogram = round_histogram(rounds, max_rounds=options.max_rounds)
         # S_c is the plain mean of the samples' scores (unsolved games score --unsolved)
@@ -146,8 +146,9 @@ def score_lotbench(records: list[Record], options: Any) -> Scores:
         f"S_c = mean over samples and repeats of {options.beta} * exp(-{options.alpha} * t), t the "
         f"round at which E1 judged the fill DAESO; games unsolved after {options.max_rounds} "
         f"rounds score {options.unsolved} (the paper does not say; --unsolved sets it).",
-        f"S_c_low and S_c_high: {options.confidence:.0%} percentile bootstrap over samples "
-        "(their scores, each the mean of its games, are the items behind S_c).",
+        f"S_c_low and S_c_high: {options.confidence:.0%} t interval with Hall's skewness "
+        "correction over samples (their scores, each the mean of its games, are the items "
+        f"behind S_c); none from fewer than {MIN_ITEMS} samples.",
         f"E1: {options.e1_mode}; an unparsable verdict counts as not DAESO "
         f"({e1_fail} of {verdicts}); an unparsable E2 answer is shown as no answer ({e2_fail} of {answers}).",
         "E1 and E2 run on their role models (--e1, --e2, else --judge, else --model: the "
