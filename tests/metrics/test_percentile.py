@@ -73,21 +73,23 @@ def test_bad_arguments_are_named(kwargs: dict, message: str) -> None:
 
 
 def test_groups_resample_a_trial_with_its_repeats() -> None:
-    """Two identical repeats per trial, resampled as groups, give the interval of the trials
-    alone; resampled one by one they would look like twice the trials (narrower)."""
+    """Two identical repeats per trial, taken as groups, give the interval of the trials alone;
+    taken one by one they would look like twice the trials (narrower)."""
     from creval.metrics.percentile import human_percentile
 
     rng = __import__("numpy").random.default_rng(0)
     people = [float(v) for v in rng.normal(78, 6, 500)]
     trials = [float(v) for v in rng.normal(80, 4, 12)]
     doubled = [v for t in trials for v in (t, t)]
-    alone = human_percentile(trials, people, seed=3)
-    grouped = human_percentile(doubled, people, seed=3, groups=[i // 2 for i in range(24)])
-    naive = human_percentile(doubled, people, seed=3)
+    alone = human_percentile(trials, people)
+    grouped = human_percentile(doubled, people, groups=[i // 2 for i in range(24)])
+    naive = human_percentile(doubled, people)
     assert (grouped.low, grouped.high) == (alone.low, alone.high)
     assert grouped.covers == "groups of trials and people" and grouped.n_groups == 12
     assert naive.high - naive.low < grouped.high - grouped.low
+    few = human_percentile(doubled[:18], people, groups=[i // 2 for i in range(18)])
+    assert few.low is None and few.reason == "n=9: too few trials for an interval (needs 10)"
     one = human_percentile([80.0], people)
-    assert one.covers == "people only"
+    assert one.low is None and one.reason == "n=1: too few trials for an interval (needs 10)"
     with __import__("pytest").raises(ValueError, match="one label per model value"):
         human_percentile(trials, people, groups=[0, 1])

@@ -89,7 +89,7 @@ def _judged_units(per_answer: list[float | None], finished: int) -> int:
     >>> _judged_units([None, 2.0, None, None, 3.0, 1.0], 3)
     2
     """
-    if not finished or len(per_answer) % finished:
+    if not finished or not per_answer or len(per_answer) % finished:
         return 0
     per = len(per_answer) // finished
     return sum(any(v is not None for v in per_answer[i:i + per])

@@ -123,15 +123,17 @@ def test_scoring_a_word_list_places_it_among_people(tmp_path: Path) -> None:
     assert "human_percentile=" in done.stdout and "People's percentile" in done.stdout
 
 
-def test_one_trial_says_its_interval_covers_the_people_only(tmp_path: Path) -> None:
+def test_one_trial_gives_no_interval_and_repeats_count_as_one_trial(tmp_path: Path) -> None:
     root = _small_people(tmp_path / "people", rows=60)
     scorer = _scorer()
     one = place_among_people(_run([80.0]), scorer, str(root))
-    assert one.extra("people")["interval_covers"] == "people only"
-    assert any("over the people only: one trial" in n for n in one.notes)
-    repeats = Scores(per_item={"dat_mean": [80.0, 78.0, 81.0, 79.0]}).with_extra(trials=[
-        {"key": k, "score": v} for k, v in (("trial-00000", 80.0), ("trial-00000~r1", 78.0),
-                                            ("trial-00001", 81.0), ("trial-00001~r1", 79.0))])
+    assert one.headline["human_percentile_low"] is None
+    assert any("(n=1: too few trials for an interval (needs 10))" in n for n in one.notes)
+    values = [70.0 + i for i in range(12) for _ in range(2)]
+    repeats = Scores(per_item={"dat_mean": values}).with_extra(trials=[
+        {"key": f"trial-{i // 2:05d}" + ("~r1" if i % 2 else ""), "score": v}
+        for i, v in enumerate(values)])
     grouped = place_among_people(repeats, scorer, str(root))
     assert grouped.extra("people")["interval_covers"] == "groups of trials and people"
+    assert grouped.headline["human_percentile_low"] is not None
     assert any("each with its repeats" in n for n in grouped.notes)
