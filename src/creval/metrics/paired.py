@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from creval.metrics._validate import finite_numbers
 from creval.metrics.intervals import MIN_ITEMS, mean_interval
 
 __all__ = [
@@ -66,19 +67,8 @@ class PairedDifference:
     reason: str | None = None
 
 
-def _values(values: Sequence[float], name: str) -> list[float]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise ValueError(f"{name} must be a sequence of numbers, got {type(values).__name__}.")
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ValueError(f"{name}[{i}] must be a finite number, got {v!r}.")
-        out.append(float(v))
-    return out
-
-
 def _differences(a: Sequence[float], b: Sequence[float]) -> list[float]:
-    xs, ys = _values(a, "a"), _values(b, "b")
+    xs, ys = finite_numbers(a, "a"), finite_numbers(b, "b")
     if len(xs) != len(ys):
         raise ValueError(f"a and b must pair up item by item: {len(xs)} values in a, {len(ys)} in b.")
     if not xs:
@@ -174,7 +164,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     >>> holm([0.5]), holm([])
     ([0.5], [])
     """
-    ps = _values(pvalues, "pvalues")
+    ps = finite_numbers(pvalues, "pvalues")
     for i, p in enumerate(ps):
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"pvalues[{i}] must be a probability in [0, 1], got {p!r}.")

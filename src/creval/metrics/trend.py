@@ -16,23 +16,13 @@ Below :data:`TREND_MIN_VALUES` swept values there is no trend (rho is still give
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from creval.metrics._validate import finite_numbers
+
 __all__ = ["TREND_MIN_PAIRS", "TREND_MIN_VALUES", "Trend", "bootstrap_test", "spearman_trend"]
-
-
-def _numbers(values: Any, name: str) -> list[float]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise ValueError(f"{name} must be a sequence, got {type(values).__name__}.")
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ValueError(f"{name}[{i}] must be a finite number, got {v!r}.")
-        out.append(float(v))
-    return out
 
 
 @dataclass(frozen=True)
@@ -131,7 +121,7 @@ def spearman_trend(
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}.")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be a positive integer, got {resamples!r}.")
-    xs, ys = np.array(_numbers(x, "x")), np.array(_numbers(y, "y"))
+    xs, ys = np.array(finite_numbers(x, "x")), np.array(finite_numbers(y, "y"))
     if xs.size != ys.size:
         raise ValueError(f"x and y must have the same length, got {xs.size} and {ys.size}.")
     if xs.size < 3:

@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from creval.metrics._validate import finite_numbers
+
 __all__ = ["UnpairedDifference", "permutation_p", "unpaired_difference"]
 
 
@@ -48,14 +50,8 @@ class UnpairedDifference:
     resamples: int
 
 
-def _values(values: Sequence[float], name: str) -> list[float]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise ValueError(f"{name} must be a sequence of numbers, got {type(values).__name__}.")
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ValueError(f"{name}[{i}] must be a finite number, got {v!r}.")
-        out.append(float(v))
+def _values(values: Any, name: str) -> list[float]:
+    out = finite_numbers(values, name)
     if not out:
         raise ValueError(f"{name} is empty: an unpaired comparison needs at least one value "
                          "in each group.")
