@@ -121,14 +121,15 @@ def test_dat_and_sat_end_to_end_then_replay(tmp_path: Path) -> None:
     replay = creval("run", "dat", "--model", f"replay:{out / 'dat'}", "--limit", "2",
                     "--max-tokens", "32", "--variant", "all-valid", "--out", str(tmp_path / "re"),
                     "--no-progress")
-    original = json.loads((out / "dat" / "records.jsonl").read_text().splitlines()[0])
-    again = json.loads((tmp_path / "re" / "records.jsonl").read_text().splitlines()[0])
-    assert again["output"]["text"] == original["output"]["text"]
+    # by key: two copies of the local model (the default on 2 cores) finish in either order
+    original, again = ({r["key"]: r["output"]["text"] for r in map(json.loads, path.read_text().splitlines())}
+                       for path in (out / "dat" / "records.jsonl", tmp_path / "re" / "records.jsonl"))
+    assert again == original and len(again) == 2
     re_scores = json.loads((tmp_path / "re" / "scores.json").read_text())
     assert re_scores["variant"] == "all-valid"
-    # 32-token lists seldom hold all 10 valid words: a run with no valid trial exits 3
+    # 32-token lists seldom hold all 10 valid words: a run with no valid trial says so
     scored = re_scores["headline"]["dat_mean"] is not None
-    assert replay.returncode == (0 if scored else 3), replay.stderr
+    assert replay.returncode == 0, replay.stderr
     assert scored or "dat produced no score" in replay.stderr
 
     # asking the replay for trials the recorded run never made gives error records, exit 1

@@ -28,7 +28,7 @@ def test_dat_with_two_valid_trials_prints_no_interval(tmp_path: Path) -> None:
         "n=2: too few items for an interval (needs 10)", "2"]
     # the console: value, why there is no interval, and n
     done = creval("run", "dat", "--model", f"replay:{run}", "--out", str(tmp_path / "again"),
-                  "--no-progress")
+                  "--no-progress", "--require-score")
     assert done.returncode == 0, done.stderr
     line = next(r for r in done.stdout.splitlines() if "dat_mean" in r)
     assert "n=2: too few items" in line and line.rstrip().endswith("2 │")
@@ -44,13 +44,12 @@ def test_dat_with_twelve_trials_prints_its_interval_and_n(tmp_path: Path) -> Non
 
 
 def test_dat_with_no_valid_trial_says_so_and_exits_3(tmp_path: Path) -> None:
-    run = scripted_dat_run(tmp_path, "none", ["I would rather not answer."], trials=3,
-                           exit_codes=(3,))
+    run = scripted_dat_run(tmp_path, "none", ["I would rather not answer."], trials=3)
     report = (run / "report.md").read_text()
     assert "dat produced no score: dat_mean has no valid item (3 of 3 trials invalid" in report
     assert "--constrain-answers" in report
     done = creval("run", "dat", "--model", f"replay:{run}", "--out", str(tmp_path / "again"),
-                  "--no-progress")
+                  "--no-progress", "--require-score")
     assert done.returncode == 3
     assert "dat_mean has no valid item" in done.stderr and "--constrain-answers" in done.stderr
 
@@ -64,7 +63,7 @@ def test_ttct_whose_judge_never_parses_says_so_and_exits_3(tmp_path: Path) -> No
     try:
         done = creval("run", "ttct", "--model", "openai:m", "--judge", "openai:judge",
                       "--base-url", server.url, "--limit", "2", "--answers", "1",
-                      "--no-progress", "--out", str(tmp_path / "ttct"))
+                      "--no-progress", "--require-score", "--out", str(tmp_path / "ttct"))
     finally:
         server.close()
     assert done.returncode == 3, done.stdout + done.stderr
@@ -116,7 +115,7 @@ def test_all_invalid_sweep_says_so_instead_of_drawing_and_exits_3(tmp_path: Path
     try:
         done = creval("sweep", "dat", "--model", "openai:m", "--base-url", server.url,
                       "--values", "temperature=0.2,1.0", "--trials", "2", "--no-progress",
-                      "--out", str(out), "--no-cache")
+                      "--out", str(out), "--no-cache", "--require-score")
     finally:
         server.close()
     assert done.returncode == 3, done.stdout + done.stderr

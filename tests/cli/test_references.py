@@ -21,7 +21,7 @@ def test_json_has_every_field_of_each_value() -> None:
     rows = json.loads(done.stdout)
     assert len(rows) == 35
     assert set(rows[0]) == {"paper", "seed", "subject", "kind", "benchmark", "measure", "value",
-                            "source", "protocol", "protocol_description"}
+                            "source", "protocol", "protocol_description", "unit"}
     humans = {r["subject"]: r["value"] for r in rows if r["kind"] == "human"}
     assert len(humans) == 3 and max(humans.values()) == 0.135
 

@@ -91,6 +91,22 @@ def reasons_of(path: Path, protocol: str = RELEASED) -> set[str]:
     return {w for c in mine for w in c["reasons"]}
 
 
+def rule_reasons(path: Path) -> set[str]:
+    """The comparability rules' own reasons (the Python API, without the verify pre-check
+    that `references check` and `compare --published` run first)."""
+    from creval.evaluation.comparability import comparable_references
+
+    return {w for c in comparable_references(path) if c.protocol == RELEASED for w in c.reasons}
+
+
+def refused(path: Path) -> str:
+    """What `references check` says of a run whose files do not agree (exit 2, no traceback)."""
+    done = creval("references", "check", str(path), "--json")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert "not compared: its files do not agree" in done.stderr, done.stderr
+    return " ".join(done.stderr.split())
+
+
 def published(path: Path) -> str:
     """What ``compare --published`` says of a run it must not compare (exit 2, no traceback)."""
     done = creval("compare", str(path), "--published", env=KEY)
@@ -111,7 +127,8 @@ def test_a_routers_id_is_the_same_snapshot_and_another_is_not(stand: Stand, tmp_
     stand.judge.reports = "openai/gpt-4o-2024-08-06"
     said = reasons_of(run_jcq(stand, tmp_path / "routed"))
     assert said == {"2 items behind the value (questions with a parsed judgement; 10 of 10 "
-                    "judgements parsed), the paper measured 700"}, said
+                    "judgements parsed; 2 of 700 items of the paper's data), the paper measured "
+                    "700"}, said
     other = Stand()  # another endpoint: the response cache holds the first one's answers
     other.judge.reports = "gpt-4o-2024-11-20"
     try:
@@ -138,10 +155,12 @@ def test_a_manifest_that_contradicts_the_records_is_refused(greedy: Path, tmp_pa
     manifest = json.loads((edited / "manifest.json").read_text())
     manifest["options"]["temperature"] = 1.0  # the paper's, by hand; every request says 0.0
     (edited / "manifest.json").write_text(json.dumps(manifest))
-    said = reasons_of(edited)
+    said = rule_reasons(edited)
     assert ("temperature: manifest.json says 1.0, but 2 request(s) of the target in "
             "records.jsonl sent 0.0") in said, said
-    assert "manifest.json says 1.0, but 2 request(s) of the target" in published(edited)
+    assert ("manifest.json says temperature=1.0; the tested model's requests in records.jsonl "
+            "say 0.0 (2 requests)") in refused(edited)
+    assert "its files do not agree" in published(edited)
 
 
 def test_a_replay_carries_the_protocol_of_the_run_it_replays(
@@ -169,8 +188,9 @@ def test_records_deleted_emptied_or_truncated_are_refused(greedy: Path, tmp_path
                 "sent and received cannot be read" if cut == "deleted" else
                 f"records.jsonl holds {0 if cut == 'emptied' else 1} of the 2 finished unit(s) "
                 "scores.json counts (emptied or truncated): the rest cannot be read")
-    assert expected in reasons_of(broken)
-    assert expected in published(broken)
+    assert expected in rule_reasons(broken)
+    assert "records.jsonl" in refused(broken)
+    assert "its files do not agree" in published(broken)
 
 
 def test_structured_judging_that_no_backend_applied_is_compared_as_off(
@@ -219,7 +239,7 @@ def test_the_items_behind_the_value_are_the_questions_with_a_parsed_judgement(
     run = run_jcq(stand, tmp_path / "run")
     said = reasons_of(run)
     assert ("1 item behind the value (questions with a parsed judgement; 1 of 10 judgements "
-            "parsed), the paper measured 700") in said, said
+            "parsed; 2 of 700 items of the paper's data), the paper measured 700") in said, said
     text = creval("references", "check", str(run)).stdout
     assert ("items behind the value: 1 valid (questions with a parsed judgement) of 2 finished, "
             "2 planned; 1 of 10 judgements parsed") in text

@@ -76,7 +76,7 @@ def test_a_changed_story_is_not_scored_against_the_old_rewrite(server: ChatServe
                        '{"id": "b", "story": "A hare raced a tortoise."}\n')
     again = creval(*args)
     assert again.returncode == 2
-    assert "story-a changed since it was run" in " ".join(again.stderr.split())
+    assert "now have other content (story-a)" in " ".join(again.stderr.split()), again.stderr
 
 
 def test_retried_units_supersede_their_error_lines(tmp_path: Path) -> None:

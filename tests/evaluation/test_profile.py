@@ -77,11 +77,12 @@ def test_profile_writes_runs_manifest_and_reports(local_profile: Path) -> None:
     run = next(r for r in family["runs"] if r["benchmark"] == "ttct")
     assert run["self_judged"] is True
     dat = next(m for m in family["measurements"] if m["key"] == "dat_mean")
-    # published DAT values exist (seed 004) but were measured another way: never placed
-    assert dat["references"] and not any(r["comparable"] for r in dat["references"])
-    assert all(r["reason"].startswith("not comparable") for r in dat["references"])
+    # the published DAT values are Japanese (seed 004): not listed beside an English run, and
+    # the English ones need the people's lists (absent here)
+    assert not any(r.get("protocol") == "dat-ja" for r in dat["references"])
+    assert not any(r["comparable"] for r in dat["references"])
     md = (local_profile / "profile.md").read_text()
-    assert "## Summary" in md and "self-judged" in md and "not comparable" in md
+    assert "## Summary" in md and "self-judged" in md
     assert any("--judge" in line for line in doc["summary"]["next"])
 
 
@@ -109,7 +110,7 @@ def test_profile_report_renders_in_chromium(local_profile: Path, tmp_path: Path)
         browser.wait_for("document.querySelectorAll('section.family').length > 0")
         text = browser.js("document.body.innerText")
         assert "Where the model stands" in text and "What to run next" in text
-        assert "self-judged" in text and "not comparable" in text
+        assert "self-judged" in text
         assert browser.js("document.querySelectorAll('.measure').length") >= 4
         shot = browser.screenshot(tmp_path / "profile.png")
     finally:

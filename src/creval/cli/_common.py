@@ -229,3 +229,10 @@ def check_effort(value: str | None) -> str | None:
     if value is not None and value not in ("low", "medium", "high"):
         raise CrevalError(f"--reasoning-effort takes low, medium or high, not {value!r}.")
     return value
+
+
+#: ``--require-score``: exit 3 when the invocation finished without a score (scripts, CI).
+RequireScore = Annotated[bool, typer.Option(
+    "--require-score",
+    help="Exit with status 3 when no run of this invocation has a score (no measure had a "
+         "valid item); without it such a run exits 0 with a warning.")]

@@ -19,6 +19,7 @@ from creval.cli._common import (
     NoCache,
     ReasoningEffort,
     Replicas,
+    RequireScore,
     Retries,
     RunProgress,
     Threads,
@@ -68,6 +69,7 @@ def sweep_command(
     no_cache: NoCache = False,
     progress: RunProgress = True,
     reasoning_effort: ReasoningEffort = None,
+    require_score: RequireScore = False,
     plan: PlanFlag = False,
     price: PriceFlags = None,
     prices: PriceFile = None,
@@ -144,7 +146,8 @@ def sweep_command(
         for message in dict.fromkeys(u.message(r.benchmark) for u, r in zip(found, result.runs,
                                                                             strict=True) if u):
             get_console(stderr=True).print(f"warning: {escape(message)}", soft_wrap=True)
-        raise typer.Exit(EXIT_NO_SCORE)  # every run finished without a score: sweep.md says so
+        if require_score:
+            raise typer.Exit(EXIT_NO_SCORE)  # every run finished without a score: sweep.md says so
 
 
 def _sweep(*args: Any, **kwargs: Any) -> Any:

@@ -126,6 +126,9 @@ def check_spec(spec: str) -> None:
     ``locla``); nothing is imported or loaded, so a plan can check its models first."""
     import difflib
 
+    if not spec.strip():
+        raise CrevalError("A model needs a spec, got an empty one. Examples: local, "
+                          "openai:gpt-4o-mini --base-url URL, replay:RUN_DIR.")
     provider, _ = parse_spec(spec)
     _load_plugins()
     if provider not in _PROVIDERS:
