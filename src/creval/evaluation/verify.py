@@ -200,7 +200,11 @@ def _check_requests(manifest: dict[str, Any], records: list[Record], out: Verifi
         if spec is not None and spec not in seen:
             out.differences.append(f"manifest.json names {spec} as the {role} model; the "
                                    f"{role} requests in {RECORDS} were sent to {_counted(seen)}")
-    options = manifest.get("options") or {}
+    from creval.evaluation.conditions import REQUEST_OPTIONS as SENT
+
+    # only where the option is the tested model's request value (LoTbench's, NeoCoder's and the
+    # open-ended benchmarks' roles send other temperatures on purpose)
+    options = (manifest.get("options") or {}) if manifest.get("benchmark") in SENT else {}
     for name, seen in values.items():
         if name in options and seen and json.dumps(options[name]) not in seen:
             out.differences.append(f"manifest.json says {name}={json.dumps(options[name])}; the "
@@ -254,7 +258,9 @@ def _check_scores(root: Path, manifest: dict[str, Any], records: list[Record], k
                                    f"unit(s); {RECORDS} gives {value}")
     try:
         bench = get_benchmark(str(manifest.get("benchmark")))
-        options = bench.parse_options(dict(manifest.get("options") or {}))
+        fields = bench.Options.model_fields  # run settings kept with the options (reasoning_effort)
+        options = bench.parse_options({k: v for k, v in (manifest.get("options") or {}).items()
+                                       if k in fields})
     except CrevalError as exc:
         out.differences.append(f"cannot re-score: {exc}")
         return None
