@@ -28,6 +28,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from creval.metrics._validate import finite_numbers
+
 __all__ = [
     "ThresholdResult",
     "auroc",
@@ -40,13 +42,7 @@ __all__ = [
 
 
 def _scores(values: Sequence[float], name: str, *, minimum: int = 1) -> list[float]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise ValueError(f"{name} must be a sequence of numbers.")
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ValueError(f"{name}[{i}] must be a finite number, got {v!r}.")
-        out.append(float(v))
+    out = finite_numbers(values, name)
     if len(out) < minimum:
         raise ValueError(f"{name} needs at least {minimum} score(s), got {len(out)}.")
     return out
