@@ -2,7 +2,7 @@
 
 ``run`` (``list``, ``run``), ``profile``, ``sweep``, ``verify``, ``report`` (``report``, ``compare``, ``correlate``,
 ``agreement``), ``score``, ``analyze``, ``index``, ``data``, ``play``, ``train``, ``sandbox``
-and ``novelty``; what they share (error handling, options, roles) is in ``_common``. The
+``novelty`` and ``rank``; what they share (error handling, options, roles) is in ``_common``. The
 commands call :mod:`creval.evaluation` and the layers below; nothing imports this package.
 """
 
@@ -58,6 +58,7 @@ def _register_subcommands() -> None:
     from creval.cli.novelty import novelty
     from creval.cli.play import play_app
     from creval.cli.profile import profile
+    from creval.cli.rank import rank_command
     from creval.cli.references import references_app
     from creval.cli.sandbox import sandbox_app
     from creval.cli.score import score_app
@@ -83,6 +84,7 @@ def _register_subcommands() -> None:
     app.add_typer(index_app, name="index")
     app.add_typer(play_app, name="play")
     app.command("novelty")(novelty)
+    app.command("rank")(rank_command)
     app.add_typer(register_all(), name="analyze")
     app.add_typer(train_app, name="train")
     app.add_typer(references_app, name="references")

@@ -1,0 +1,123 @@
+"""``creval rank`` ratings as Markdown (the console) and as one self-contained HTML page.
+
+Takes the plain document of :func:`creval.evaluation.rank_fit.ratings_document`. Each model's
+rating sits beside its run's own headline scores: the ratings say who beat whom on the same
+items by one judge's (or panel's) eye, the scores what each run measured on its own.
+
+>>> doc = {"benchmark": "ttct", "ratings": [{"model": "a", "rating": 0.4, "low": 0.1, "high": 0.7,
+...        "comparisons": 8, "win_rate": 0.62, "anchor": False, "scores": {"originality": 3.1}}],
+...        "position_bias": {"gamma": 1.2, "low": 0.8, "high": 1.6, "first_wins": 0.77},
+...        "triads": {"models": {"cyclic": 0, "decided": 1, "rate": 0.0},
+...                   "items": {"cyclic": 2, "decided": 10, "rate": 0.2}},
+...        "win_matrix": {"models": ["a"], "shares": [[None]], "comparisons": [[0]]},
+...        "judgements": 8, "failed_parses": 0, "failed_requests": 0, "missing": 0, "ties": 1,
+...        "items": 4, "judges": ["openai:j"], "design": {"design": "all", "pairs": [], "requests": 8},
+...        "interval": {"confidence": 0.95, "resamples": 100}, "centred_on": "all models"}
+>>> print(rating_rows(doc)[0]["rating"])
+0.40 [0.10, 0.70]
+>>> "first position" in render_markdown(doc)
+True
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from creval.report.markdown import fmt, markdown_table
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def rating_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per model, best first: rating [interval], comparisons, win rate, its own scores."""
+    rows = []
+    for rank, r in enumerate(doc["ratings"], start=1):
+        scores = ", ".join(f"{k} {fmt(v)}" for k, v in (r.get("scores") or {}).items()) or "(not scored)"
+        rows.append({"rank": rank, "model": r["model"] + (" (anchor)" if r.get("anchor") else ""),
+                     "rating": _interval(r["rating"], r["low"], r["high"]), "n": r["comparisons"],
+                     "win_rate": "" if r["win_rate"] is None else f"{r['win_rate']:.0%}",
+                     "run's own scores": scores})
+    return rows
+
+
+def summary_lines(doc: dict[str, Any]) -> list[str]:
+    bias, triads = doc["position_bias"], doc["triads"]
+    level = round(100 * doc["interval"]["confidence"])
+    first = "" if bias.get("first_wins") is None else f"; the first shown won {bias['first_wins']:.0%} of decided judgements"
+    lines = [
+        f"Position bias (first position, logit): {_interval(bias['gamma'], bias['low'], bias['high'])}{first}. "
+        "0 is none; the ratings are net of it (every pair asked in both orders).",
+        f"Ratings: Bradley-Terry strengths (logit; a difference of 1 is a 73% chance to win), centred on "
+        f"{doc['centred_on'] if isinstance(doc['centred_on'], str) else ', '.join(doc['centred_on'])}; "
+        f"{level}% intervals from {doc['interval']['resamples']} bootstrap resamples of items and judges together.",
+        f"Circular triads: {_rate(triads['models'])} of model triads, {_rate(triads['items'])} within items.",
+        f"{doc['judgements']} judgements ({doc['ties']} ties) on {doc['items']} items by "
+        f"{', '.join(doc['judges'])}; design {doc['design']['design']} ({len(doc['design']['pairs'])} pairs, "
+        f"{doc['design']['requests']} requests).",
+    ]
+    if doc["failed_parses"] or doc["failed_requests"] or doc["missing"]:
+        lines.append(f"Left out: {doc['failed_parses']} answer(s) naming no winner, {doc['failed_requests']} "
+                     f"failed request(s), {doc['missing']} not asked (run the same command again to finish).")
+    return lines
+
+
+def _rate(t: dict[str, Any]) -> str:
+    return "none decided" if t["rate"] is None else f"{t['cyclic']} of {t['decided']} ({t['rate']:.0%})"
+
+
+def matrix_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The win-rate matrix: row model's share of wins against the column model (ties half)."""
+    wm = doc["win_matrix"]
+    return [{"": m, **{o: "" if s is None else f"{s:.0%} ({c})" for o, s, c in zip(wm["models"], shares, counts, strict=True)}}
+            for m, shares, counts in zip(wm["models"], wm["shares"], wm["comparisons"], strict=True)]
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    parts = [f"## {doc['benchmark']}: pairwise ratings", "", markdown_table(rating_rows(doc)), ""]
+    parts += [f"- {line}" for line in summary_lines(doc)]
+    parts += ["", "Win rates (row against column, both orders, ties half; comparisons in brackets):", "",
+              markdown_table(matrix_rows(doc)), ""]
+    return "\n".join(parts)
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    columns = list(rows[0])
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(fmt(r.get(c)))}</td>" for c in columns) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def render_html(doc: dict[str, Any]) -> str:
+    """One self-contained page (no script, no outside resource): ratings with their intervals
+    drawn as bars, the summary, the win-rate matrix."""
+    ratings = doc["ratings"]
+    lo = min(r["low"] for r in ratings) if ratings else 0.0
+    hi = max(r["high"] for r in ratings) if ratings else 1.0
+    span = (hi - lo) or 1.0
+    bars = []
+    for n, r in enumerate(ratings):
+        x0, x1, x = ((v - lo) / span * 400 + 100 for v in (r["low"], r["high"], r["rating"]))
+        y = 20 + 24 * n
+        bars.append(f"<g class='model' data-model='{escape(r['model'])}'><text x='95' y='{y + 4}' text-anchor='end'>"
+                    f"{escape(r['model'])}</text><line x1='{x0:.1f}' x2='{x1:.1f}' y1='{y}' y2='{y}' stroke='#36c' "
+                    f"stroke-width='3'/><circle cx='{x:.1f}' cy='{y}' r='4' fill='#124'/></g>")
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='520' height='{30 + 24 * len(ratings)}' "
+           f"font-size='11' font-family='sans-serif'>{''.join(bars)}</svg>")
+    summary = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(doc))
+    return "\n".join([
+        "<!doctype html><meta charset='utf-8'><title>creval rank</title>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;"
+        "margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em}</style>",
+        f"<h1>{escape(doc['benchmark'])}: pairwise ratings</h1>",
+        f"<section class='rank' data-benchmark='{escape(doc['benchmark'])}'>",
+        f"<figure class='intervals'>{svg}<figcaption>Ratings with their intervals</figcaption></figure>",
+        f"<h2>Ratings beside each run's own scores</h2>{_table(rating_rows(doc))}",
+        f"<ul class='summary'>{summary}</ul>",
+        f"<h2>Win rates</h2><p>Row against column, both orders pooled, ties half.</p>{_table(matrix_rows(doc))}",
+        "</section>",
+    ]) + "\n"
