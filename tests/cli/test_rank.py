@@ -135,6 +135,14 @@ def test_bias_is_found_the_preferred_model_ranks_first_and_anchors_hold(runs: di
         for anchor in ("alpha", "fixed"):
             assert ratings[anchor]["low"] <= after[anchor]["rating"] <= ratings[anchor]["high"]
         assert doc4["ratings"][0]["model"] == "openai:fixed"
+
+        # the Python API reads the same judgements back: nothing asked, the same ratings
+        from creval.evaluation.rank import rank
+
+        again = rank([*three, runs["delta"]], judge="openai:judge", judge_base_url=judge.server.url,
+                     out=tmp_path / "rank", anchors=["openai:alpha", "openai:fixed"], resamples=200,
+                     use_cache=False)
+        assert judge.server.seen == 84 + 3 * 14 * 2 and again["ratings"] == doc4["ratings"]
     finally:
         judge.server.close()
 

@@ -157,9 +157,21 @@ def run_rank(plan: RankPlan, settings: RankSettings) -> dict[str, Any]:
     return doc
 
 
-def rank(paths: Sequence[str | Path], settings: RankSettings) -> dict[str, Any]:
-    """Plan and run: the ratings document of the runs under ``paths``."""
-    return run_rank(plan_rank(paths, settings), settings)
+def rank(paths: str | Path | Sequence[str | Path], *, judge: str | Sequence[str] = "local",
+         plan: bool = False, **options: Any) -> dict[str, Any]:
+    """The ratings document of the runs under ``paths`` (``creval rank`` from Python);
+    ``options`` are :class:`RankSettings` fields (``out``, ``anchors``, ``judge_base_url``...);
+    ``plan=True`` returns what would be asked instead, asking nothing.
+
+    >>> rank([], judge="")
+    Traceback (most recent call last):
+    ...
+    creval.errors.CrevalError: --judge needs a model spec (or several, separated by commas).
+    """
+    judges = [j.strip() for j in judge.split(",")] if isinstance(judge, str) else list(judge)
+    settings = RankSettings(judges=judges, **options)
+    planned = plan_rank([paths] if isinstance(paths, str | Path) else list(paths), settings)
+    return planned.to_dict() if plan else run_rank(planned, settings)
 
 
 def dumps(doc: dict[str, Any]) -> str:
