@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from creval.errors import CrevalError
@@ -47,3 +49,45 @@ def test_designs_are_connected_and_cost_what_they_say() -> None:
         plan_pairs(six, anchors=["zz"])
     with pytest.raises(CrevalError, match="--design"):
         plan_pairs(six, design="swiss")
+
+
+def _run_dir(root: Path, name: str, benchmark: str, records: list[dict[str, object]]) -> Path:
+    import json
+
+    folder = root / name
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({"benchmark": benchmark, "model_spec": f"openai:{name}"}))
+    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder
+
+
+def _sat(key: str, story: str, text: str, **unit: object) -> dict[str, object]:
+    request = {"messages": [{"role": "user", "content": f"Rewrite: {story}"}]}
+    return {"key": key, "status": "ok", "unit": unit, "output": {"text": text},
+            "calls": [{"role": "target", "request": request}]}
+
+
+def test_items_are_keys_with_the_same_task_and_answers_are_the_texts(tmp_path: Path) -> None:
+    from creval.evaluation.rank_items import read_ranked
+    from creval.reader import read_run
+
+    a = _run_dir(tmp_path, "a", "sat", [_sat("s1", "one", "A1"), _sat("s2", "two", "A2"),
+                                        _sat("s3", "three", "A3"), _sat("s1~r1", "one", "again", repeat=1)])
+    b = _run_dir(tmp_path, "b", "sat", [_sat("s1", "one", "B1"), _sat("s2", "TWO, other story", "B2"),
+                                        _sat("s3", "three", "  ")])
+    benchmark, ranked, common = read_ranked([read_run(a), read_run(b)])
+    assert benchmark == "sat" and common == ["s1"]  # s2: another task; s3: b's answer is empty
+    assert ranked[0].items["s1"] == ("Rewrite: one", "A1") and "s1~r1" not in ranked[0].items
+    assert [r.label for r in ranked] == ["openai:a", "openai:b"]
+
+
+def test_open_ended_answers_are_the_finished_solutions_and_dat_is_refused(tmp_path: Path) -> None:
+    from creval.evaluation.rank_items import run_items
+    from creval.reader import read_run
+
+    story = {"key": "p1", "status": "ok", "unit": {"id": "p1", "fields": {"start": "S.", "end": "E."}},
+             "output": {"solution_steps": ["middle"]}}
+    assert run_items(read_run(_run_dir(tmp_path, "m", "bookmia", [story])))["p1"][1] == "S. middle E."
+    dat = _run_dir(tmp_path, "d", "dat", [])
+    with pytest.raises(CrevalError, match="lists of ten words"):
+        run_items(read_run(dat))
