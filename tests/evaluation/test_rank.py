@@ -91,3 +91,11 @@ def test_open_ended_answers_are_the_finished_solutions_and_dat_is_refused(tmp_pa
     dat = _run_dir(tmp_path, "d", "dat", [])
     with pytest.raises(CrevalError, match="lists of ten words"):
         run_items(read_run(dat))
+
+
+def test_a_judge_that_always_picks_the_first_position_is_flagged() -> None:
+    from creval.evaluation.rank_fit import judge_checks
+
+    rows = [{"judge": "j1", "outcome": 1.0}] * 20 + [{"judge": "j2", "outcome": float(k % 2)} for k in range(20)]
+    checks = judge_checks(rows, ["j1", "j2"])
+    assert [c["judge"] for c in checks] == ["j1"] and "20 of 20" in checks[0]["detail"]

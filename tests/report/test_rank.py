@@ -22,6 +22,8 @@ def _doc() -> dict[str, Any]:
                        "items": {"cyclic": 1, "decided": 14, "rate": 1 / 14}},
             "win_matrix": {"models": ["openai:fixed", "openai:alpha"], "shares": [[None, 1.0], [0.0, None]],
                            "comparisons": [[0, 28], [28, 0]]},
+            "judge_checks": [{"judge": "openai:judge", "check": "position_bias", "items": 56,
+                              "detail": "position 1 of 2 was chosen in 55 of 56 decisions"}],
             "judgements": 56, "ties": 0, "failed_parses": 1, "failed_requests": 0, "missing": 0, "items": 14,
             "judges": ["openai:judge"], "design": {"design": "all", "pairs": [["a", "b"]], "requests": 56},
             "interval": {"confidence": 0.95, "resamples": 200}}
@@ -32,6 +34,7 @@ def test_markdown_puts_ratings_beside_the_runs_own_scores() -> None:
     row = next(line for line in text.splitlines() if line.startswith("| 1 "))
     assert "openai:fixed (anchor)" in row and "1.90 [1.40, 2.60]" in row and "fluency 3" in row
     assert "(not scored)" in text and "1 answer(s) naming no winner" in text
+    assert "Judge check: openai:judge: position 1 of 2 was chosen in 55 of 56" in text
     assert "0.90 [0.40, 1.50]" in text and "1 of 14 (7%) within items" in text
 
 

@@ -59,6 +59,19 @@ def item_triads(rows: list[dict[str, Any]], models: list[str]) -> dict[str, Any]
     return {"cyclic": cyclic, "decided": decided, "rate": cyclic / decided if decided else None}
 
 
+def judge_checks(rows: list[dict[str, Any]], judges: list[str]) -> list[dict[str, Any]]:
+    """Per judge, :func:`creval.judges.discrimination.position_bias` on the positions it picked
+    (ties left out): a judge that picks one position almost always chose by position, not by
+    content, and the ratings rest on its few other verdicts."""
+    from creval.judges.discrimination import position_bias
+
+    checks = []
+    for judge in judges:
+        choices = [0 if r["outcome"] == 1.0 else 1 for r in rows if r["judge"] == judge and r["outcome"] != 0.5]
+        checks += [c.model_dump(mode="json") for c in position_bias(choices, 2, judge=judge)]
+    return checks
+
+
 def headline(run: Any) -> dict[str, Any]:
     """The run's first numeric headline values (its absolute scores), as written."""
     scores = run.scores
@@ -118,6 +131,7 @@ def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Recor
         "triads": {"models": {"cyclic": pool.cyclic, "decided": pool.cyclic + pool.transitive,
                               "rate": pool.rate},
                    "items": item_triads(rows, models)},
+        "judge_checks": judge_checks(rows, plan.judges),
         "ties": sum(r["outcome"] == 0.5 for r in rows),
         "judgements": len(rows), "failed_parses": failed, "failed_requests": errors,
         "missing": plan.requests - len(records),

@@ -58,6 +58,8 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
         f"{', '.join(doc['judges'])}; design {doc['design']['design']} ({len(doc['design']['pairs'])} pairs, "
         f"{doc['design']['requests']} requests).",
     ]
+    lines += [f"Judge check: {c['judge']}: {c['detail']}: it chose by position, not by content; the "
+              "ratings rest on its few other verdicts." for c in doc.get("judge_checks", [])]
     if doc["failed_parses"] or doc["failed_requests"] or doc["missing"]:
         lines.append(f"Left out: {doc['failed_parses']} answer(s) naming no winner, {doc['failed_requests']} "
                      f"failed request(s), {doc['missing']} not asked (run the same command again to finish).")
