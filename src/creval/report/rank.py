@@ -28,7 +28,13 @@ from creval.report.markdown import fmt, markdown_table
 
 
 def _interval(value: float, low: float, high: float) -> str:
-    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+    """``value [low, high]`` to two decimals (no ``-0.00``).
+
+    >>> _interval(-1e-12, -0.004, 0.5)
+    '0.00 [0.00, 0.50]'
+    """
+    a, b, c = (round(v, 2) + 0.0 for v in (value, low, high))
+    return f"{a:.2f} [{b:.2f}, {c:.2f}]"
 
 
 def rating_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
