@@ -65,7 +65,7 @@ def plan_rank(paths: Sequence[str | Path], settings: RankSettings) -> RankPlan:
     benchmark, ranked, items = read_ranked(list(read_runs(list(paths))))
     design = plan_pairs([r.label for r in ranked], design=settings.design, opponents=settings.opponents,
                         anchors=settings.anchors)
-    out = settings.out or Path("runs") / "rank" / benchmark
+    out = Path(settings.out) if settings.out else Path("runs") / "rank" / benchmark
     if (out / "manifest.json").is_file():
         raise CrevalError(f"{out} is a run directory of a benchmark; give creval rank an --out of its own.")
     return RankPlan(benchmark, ranked, items, design, list(settings.judges), out)

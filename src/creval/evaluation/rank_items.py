@@ -185,7 +185,7 @@ class RankSettings:
     judges: list[str]
     judge_base_url: str | None = None
     api_key: str | None = None
-    out: Path | None = None
+    out: str | Path | None = None
     design: str = "auto"
     opponents: int | None = None
     anchors: list[str] = field(default_factory=list)
