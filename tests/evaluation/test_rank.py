@@ -99,3 +99,14 @@ def test_a_judge_that_always_picks_the_first_position_is_flagged() -> None:
     rows = [{"judge": "j1", "outcome": 1.0}] * 20 + [{"judge": "j2", "outcome": float(k % 2)} for k in range(20)]
     checks = judge_checks(rows, ["j1", "j2"])
     assert [c["judge"] for c in checks] == ["j1"] and "20 of 20" in checks[0]["detail"]
+
+
+def test_a_story_or_generations_are_answers_where_there_is_no_text(tmp_path: Path) -> None:
+    from creval.evaluation.rank_items import run_items
+    from creval.reader import read_run
+
+    story = {**_sat("plot-1", "a plot", ""), "output": {"story": "The lighthouse keeper sang."}}
+    assert run_items(read_run(_run_dir(tmp_path, "w", "ttcw", [story])))["plot-1"] == (
+        "Rewrite: a plot", "The lighthouse keeper sang.")
+    gens = {**_sat("p", "prompt", ""), "output": {"generations": ["first", "second"]}}
+    assert run_items(read_run(_run_dir(tmp_path, "n", "noveltybench", [gens])))["p"][1] == "first"

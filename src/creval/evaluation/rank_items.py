@@ -7,7 +7,8 @@ same task text (so runs of different question files or prompts are not mixed). T
 the run's text for that item: the first answer of a ``jcq``/``ttct`` question (as
 ``compare --homogeneity`` reads them, :func:`creval.evaluation.homogeneity.run_answers`), the
 rewrite of a ``sat`` story, the finished solution or story of ``macgyver``, ``hypogen`` and
-``bookmia``, and the ``text`` output of any other benchmark that writes one. Repeats
+``bookmia``, and the ``text`` output of any other benchmark that writes one (else its
+``story`` or ``answer``, or the first of its ``generations``). Repeats
 (``--repeats``) are left out: one answer per model and item.
 
 >>> plan_pairs(["a", "b", "c"])
@@ -35,6 +36,9 @@ NOT_FREE_TEXT = {"dat": "DAT answers are lists of ten words, not texts to compar
                  "neocoder": "NeoCoder answers are programs judged by their tests",
                  "lotbench": "LoTbench answers are multi-turn games"}
 OPEN_ENDED = ("macgyver", "hypogen", "bookmia")
+#: Output fields read as the answer when there is no ``text`` (``ttcw`` writes a ``story``).
+OTHER_TEXT = ("story", "answer")
+OTHER_LISTS = ("generations", "answers")
 #: At most this many models are compared in every pair by default (the ``auto`` design).
 ALL_PAIRS_UP_TO = 6
 DEFAULT_OPPONENTS = 3
@@ -99,7 +103,30 @@ def run_items(run: Run) -> dict[str, tuple[str, str]]:
     from creval.evaluation.homogeneity import run_answers
 
     answers = run_answers(run)
-    return {r.key: (_task(r.calls), str(answers[r.key][0])) for r in records if answers.get(r.key)}
+    out = {}
+    for r in records:
+        answer = str(answers[r.key][0]) if answers.get(r.key) else _other_answer(r.output)
+        if answer:
+            out[r.key] = (_task(r.calls), answer)
+    return out
+
+
+def _other_answer(output: dict[str, object]) -> str:
+    """A text answer under another name: a story (``ttcw``), an answer, or the first of several
+    (``generations`` of ``noveltybench``).
+
+    >>> _other_answer({"story": " Once. "}), _other_answer({"generations": ["", "b"]}), _other_answer({})
+    ('Once.', 'b', '')
+    """
+    for name in OTHER_TEXT:
+        value = output.get(name)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    for name in OTHER_LISTS:
+        values = output.get(name)
+        if isinstance(values, list):
+            return next((v.strip() for v in values if isinstance(v, str) and v.strip()), "")
+    return ""
 
 
 def labels_for(runs: Sequence[Run]) -> list[str]:
