@@ -8,8 +8,8 @@ give it for home advantage) is
 
 ``theta`` is a model's strength on the logit scale and ``gamma`` the judge's preference for the
 first position (0: none; 1.0: a first answer of equal strength wins 73% of the time). A tie
-counts as half a win for each side (the outcome is 0.5 in the binomial log-likelihood, as
-lechmazur/writing and LMSYS's Elo-to-BT code do), so ``gamma`` and the strengths are the maximum
+counts as half a win for each side (the outcome is 0.5 in the binomial log-likelihood, a
+quasi-likelihood; Davidson's 1970 model would add a tie parameter instead), so ``gamma`` and the strengths are the maximum
 of the quasi-likelihood
 
     sum_k w_k [y_k log p_k + (1 - y_k) log(1 - p_k)]
