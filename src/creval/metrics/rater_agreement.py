@@ -140,8 +140,8 @@ def clustered_agreement(
                         minlength=len(names))
     count_a = np.zeros((len(names), len(labels)))
     count_b = np.zeros((len(names), len(labels)))
-    np.add.at(count_a, (cluster_of, [code[x] for x in a]), 1.0)
-    np.add.at(count_b, (cluster_of, [code[x] for x in b]), 1.0)
+    np.add.at(count_a, (cluster_of, np.array([code[x] for x in a])), 1.0)
+    np.add.at(count_b, (cluster_of, np.array([code[x] for x in b])), 1.0)
     point = cohen_kappa(a, b)
     accuracy = float(agree.sum() / size.sum())
     low = high = k_low = k_high = None
