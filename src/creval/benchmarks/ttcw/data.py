@@ -32,7 +32,7 @@ from creval.errors import CrevalError
 
 __all__ = [
     "DIMENSIONS", "RELEASED_JUDGES", "Story", "TTCWData", "TTCWTest", "item_key", "load_ttcw",
-    "parse_verdict",
+    "parse_verdict", "starter_data",
 ]
 
 #: Torrance's dimensions, in the paper's order.
@@ -151,6 +151,17 @@ def _released_file(path: str) -> dict[tuple[str, int], str]:
             raise CrevalError(f"{path}:{n}: id {row['id']!r} is not story_<story_id>_test<N>.")
         out[(found.group(1), int(found.group(2)))] = str(_field(row, "response", f"{path}:{n}"))
     return out
+
+
+def starter_data() -> TTCWData:
+    """The 14 tests in creval's own wording (shipped), with no stories or verdicts: what
+    ``ttcw`` judges with offline."""
+    from importlib import resources
+
+    text = (resources.files("creval") / "data" / "ttcw" / "starter_tests.json").read_text("utf-8")
+    tests = [TTCWTest(int(t["ttcw_idx"]), t["torrance_dimension"], t["category"], t["question"],
+                      t["full_prompt"]) for t in json.loads(text)["tests"]]
+    return TTCWData(Path("creval-starter"), tests, [], {})
 
 
 def load_ttcw(folder: str | Path) -> TTCWData:
