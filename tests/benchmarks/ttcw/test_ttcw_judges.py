@@ -101,5 +101,6 @@ def test_bad_options_say_what_to_fix(folder: Path, tmp_path: Path) -> None:
                   env={"OPENAI_API_KEY": "x"})
     assert done.returncode == 2 and "tests are numbered 1-14" in done.stdout + done.stderr
     done = creval("run", "ttcw-judges", "--model", "openai:x", "--base-url", "http://127.0.0.1:9",
-                  "--out", str(tmp_path / "r2"), env={"OPENAI_API_KEY": "x"})
-    assert done.returncode == 2 and "--data FOLDER" in done.stdout + done.stderr
+                  "--data", str(folder), "--stories", "GPT5", "--out", str(tmp_path / "r2"),
+                  env={"OPENAI_API_KEY": "x"})
+    assert done.returncode == 2 and "no story GPT5" in done.stdout + done.stderr

@@ -48,7 +48,7 @@ def agreement(data: TTCWData, verdicts: Verdicts, items: Sequence[tuple[str, int
     truth = [majority(data, i) for i in scored]
     stories = [s for s, _ in scored]
     out["overall"] = {**_row(judge, truth, stories, resamples, seed),
-                      "experts_fleiss_kappa": fleiss_kappa([_votes(data, i) for i in scored])}
+                      "experts_fleiss_kappa": _fleiss(data, scored)}
     for test in data.tests:
         pick = [j for j, (_, t) in enumerate(scored) if t == test.idx]
         if pick:
@@ -78,8 +78,17 @@ def _subset(data: TTCWData, scored: list[tuple[str, int]], pick: list[int], judg
             truth: list[bool], resamples: int, seed: int) -> dict[str, Any]:
     row = _row([judge[j] for j in pick], [truth[j] for j in pick], [scored[j][0] for j in pick],
                resamples, seed)
-    row["experts_fleiss_kappa"] = fleiss_kappa([_votes(data, scored[j]) for j in pick])
+    row["experts_fleiss_kappa"] = _fleiss(data, [scored[j] for j in pick])
     return row
+
+
+def _fleiss(data: TTCWData, items: list[tuple[str, int]]) -> float | None:
+    """The raters' Fleiss' kappa on ``items``; None with fewer than two raters per item (the
+    starter set has one)."""
+    votes = [_votes(data, i) for i in items]
+    if min(len(v) for v in votes) < 2 or len({len(v) for v in votes}) > 1:
+        return None
+    return fleiss_kappa(votes)
 
 
 def item_agreement(data: TTCWData, verdicts: Verdicts,

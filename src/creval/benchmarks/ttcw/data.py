@@ -77,6 +77,8 @@ class TTCWData:
     stories: list[Story]
     #: (story_id, test idx) -> [(expert, verdict)], in file order
     experts: dict[tuple[str, int], list[tuple[int, bool]]]
+    #: creval's starter set (our stories and one rater's verdicts), not the paper's data.
+    starter: bool = False
 
     def test(self, idx: int) -> TTCWTest:
         return next(t for t in self.tests if t.idx == idx)
@@ -153,15 +155,25 @@ def _released_file(path: str) -> dict[tuple[str, int], str]:
     return out
 
 
-def starter_data() -> TTCWData:
-    """The 14 tests in creval's own wording (shipped), with no stories or verdicts: what
-    ``ttcw`` judges with offline."""
+def starter_data(*, judged: bool = False) -> TTCWData:
+    """The 14 tests in creval's own wording (shipped), and with ``judged`` two stories of our
+    own with one rater's verdicts (ours, not the experts'): what runs offline."""
     from importlib import resources
 
-    text = (resources.files("creval") / "data" / "ttcw" / "starter_tests.json").read_text("utf-8")
+    folder = resources.files("creval") / "data" / "ttcw"
+    text = (folder / "starter_tests.json").read_text("utf-8")
     tests = [TTCWTest(int(t["ttcw_idx"]), t["torrance_dimension"], t["category"], t["question"],
                       t["full_prompt"]) for t in json.loads(text)["tests"]]
-    return TTCWData(Path("creval-starter"), tests, [], {})
+    if not judged:
+        return TTCWData(Path("creval-starter"), tests, [], {}, starter=True)
+    raw = json.loads((folder / "starter_judged.json").read_text("utf-8"))
+    stories = [Story(s["story_id"], int(s["story_idx"]), s["story_name"], s["plot"], s["content"],
+                     s["story_id"].split("_", 1)[1]) for s in raw["stories"]]
+    experts: dict[tuple[str, int], list[tuple[int, bool]]] = defaultdict(list)
+    for row in raw["annotations"]:
+        experts[(row["story_id"], int(row["ttcw_idx"]))].append(
+            (int(row["expert_idx"]), row["binary_verdict"] == "Yes"))
+    return TTCWData(Path("creval-starter"), tests, stories, dict(experts), starter=True)
 
 
 def load_ttcw(folder: str | Path) -> TTCWData:

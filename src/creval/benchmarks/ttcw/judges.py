@@ -23,6 +23,7 @@ from creval.benchmarks.ttcw.data import (
     TTCWTest,
     item_key,
     load_ttcw,
+    starter_data,
 )
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
@@ -37,7 +38,8 @@ WORDINGS = ("creval", "published")
 class TTCWJudgeOptions(BenchmarkOptions):
     data: str | None = option(
         None, "The TTCW folder (Art_or_Artifice of salesforce/creativity_eval: tests/, stories/, "
-        "annotations/, data/); `creval data fetch ttcw`.")
+        "annotations/, data/); default: a starter set of two stories with our own verdicts "
+        "(checks a set-up; not the experts).")
     stories: str | None = option(
         None, "Comma-separated story ids (0_GPT4) or writers (Claude, GPT3.5, GPT4); default: "
         "all 36 LLM-written stories.", kind="scale")
@@ -55,10 +57,8 @@ class TTCWJudgeOptions(BenchmarkOptions):
 
 
 def data_of(options: Any) -> TTCWData:
-    if not options.data:
-        raise CrevalError("ttcw needs the TTCW data: pass --data FOLDER (the Art_or_Artifice "
-                          "folder of salesforce/creativity_eval; `creval data fetch ttcw`).")
-    return load_ttcw(str(options.data))
+    """The paper's data with ``--data``, else our starter set (two stories, one rater: ours)."""
+    return load_ttcw(str(options.data)) if options.data else starter_data(judged=True)
 
 
 def judge_template(options: Any, data: TTCWData) -> str:

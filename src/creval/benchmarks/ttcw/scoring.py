@@ -13,6 +13,11 @@ NOT_DISCRIMINATING = ("its kappa with the experts' majority is {kappa} (interval
                       "on these stories its verdicts agree with the experts no better than chance")
 
 
+STARTER = ("Starter set: two stories written by creval's authors with one author's verdicts, "
+           "not the paper's experts; it checks a set-up and validates no judge. Pass --data with "
+           "the TTCW folder for the experts' verdicts.")
+
+
 def released_verdicts(data: TTCWData) -> dict[str, dict[tuple[str, int], bool | None]]:
     """Each released judge's parsed verdicts, by the name the paper gives the model."""
     return {name: {i: parse_verdict(t) for i, t in data.released(stem).items()}
@@ -49,6 +54,8 @@ def experts_all_stories(data: TTCWData, test: int | None = None) -> float | None
     reports it, for one test or all."""
     from creval.metrics.rater_agreement import fleiss_kappa
 
+    if data.starter:
+        return None
     return fleiss_kappa([[v for _, v in votes] for (_, t), votes in data.experts.items()
                          if test is None or t == test])
 
@@ -100,7 +107,8 @@ def score_judges(records: list[Record], options: Any, data: TTCWData) -> Scores:
         "A verdict is the answer's first word (Yes/No) or a last line that is the answer alone; "
         "any other answer is unparsed and left out (counted in unparsed).",
     ]
-    return Scores(headline=headline, table=table, sections=sections, notes=notes,
+    warnings = [STARTER] if data.starter else []
+    return Scores(headline=headline, table=table, sections=sections, notes=notes, warnings=warnings,
                   per_item={"agreement": [agree.get(item_key(*i)) for i in items]},
                   judge_checks=_checks([verdicts[i] for i in items], mine["overall"]),
                   ).with_extra(released_judges=released)
