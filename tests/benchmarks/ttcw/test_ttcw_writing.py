@@ -97,3 +97,23 @@ def test_offline_starter_plots_and_own_test_wording(tmp_path: Path) -> None:
     scores, _ = run_ttcw(tmp_path / "starter", "--limit", "1")
     assert scores["headline"]["pass_rate"] == pytest.approx(0.5)
     assert not any("experts" in s["title"] for s in scores["sections"])
+
+
+@pytest.mark.slow
+def test_the_local_model_writes_and_judges_itself_offline(tmp_path: Path) -> None:
+    """The smoke profile's path: the packaged model writes one story from a starter plot and
+    judges it on one test; the run says it is self-judged, and its score follows from the
+    recorded answer."""
+    from creval.benchmarks.ttcw.data import parse_verdict
+
+    done = creval("run", "ttcw", "--model", "local", "--limit", "1", "--tests", "9",
+                  "--max-tokens", "48", "--judge-max-tokens", "8", "--out", str(tmp_path / "l"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    scores = json.loads((tmp_path / "l" / "scores.json").read_text())
+    (record,) = [json.loads(line) for line in (tmp_path / "l" / "records.jsonl").read_text().splitlines()]
+    assert record["output"]["story"] and set(record["output"]["answers"]) == {"9"}
+    verdict = parse_verdict(record["output"]["answers"]["9"])
+    head = scores["headline"]
+    assert head["judged_by"].startswith("self-judged")
+    assert head["unparsed"] == (verdict is None)
+    assert head["pass_rate"] == (None if verdict is None else float(verdict))
