@@ -104,3 +104,21 @@ def test_bad_options_say_what_to_fix(folder: Path, tmp_path: Path) -> None:
                   "--data", str(folder), "--stories", "GPT5", "--out", str(tmp_path / "r2"),
                   env={"OPENAI_API_KEY": "x"})
     assert done.returncode == 2 and "no story GPT5" in done.stdout + done.stderr
+
+
+def test_the_published_wording_fills_the_papers_template(folder: Path) -> None:
+    from creval.benchmarks.ttcw.data import load_ttcw, parse_verdict
+    from creval.benchmarks.ttcw.judges import TTCWJudgeOptions, judge_request, judge_template
+
+    data = load_ttcw(folder)
+    story, test = data.written_by_llms()[0], data.test(7)
+    ours = TTCWJudgeOptions(data=str(folder))
+    paper = TTCWJudgeOptions(data=str(folder), wording="published")
+    text = judge_request(judge_template(paper, data), story.content or "", test, paper).messages[-1].text()
+    template = (folder / "prompts" / "with_background.txt").read_text()
+    expected = (template.replace("[STORY]", (story.content or "").strip())
+                .replace("[BACKGROUND]", test.full_prompt.strip()).replace("[QUESTION]", test.question))
+    assert text == expected
+    own = judge_request(judge_template(ours, data), story.content or "", test, ours).messages[-1].text()
+    assert "[STORY]" not in own and test.question in own and own != text
+    assert (parse_verdict("Answer: yes"), parse_verdict("I think so.\nNo")) == (True, False)
