@@ -114,8 +114,7 @@ def score_pass_rates(verdicts: Verdicts, data: TTCWData, options: Any,
              for (s, i), v in sorted(verdicts.items())]
     return Scores(headline=headline, table=table, sections=sections, notes=notes,
                   warnings=warnings,
-                  per_item={"pass_rate": [float(v) if v is not None else None for v in
-                                          (r["verdict"] for r in table)]})
+                  per_item={"pass_rate": list(_story_means(verdicts, {t.idx for t in tests}))})
 
 
 NOT_COMPARABLE_TEXT = (

@@ -109,6 +109,6 @@ def score_judges(records: list[Record], options: Any, data: TTCWData) -> Scores:
     ]
     warnings = [STARTER] if data.starter else []
     return Scores(headline=headline, table=table, sections=sections, notes=notes, warnings=warnings,
-                  per_item={"agreement": [agree.get(item_key(*i)) for i in items]},
+                  per_item={"accuracy": [agree.get(item_key(*i)) for i in items]},
                   judge_checks=_checks([verdicts[i] for i in items], mine["overall"]),
                   ).with_extra(released_judges=released)
