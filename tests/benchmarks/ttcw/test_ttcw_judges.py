@@ -17,6 +17,9 @@ import pytest
 from _cli import creval
 from tests_paths import shared_data_path
 
+from creval.records import Scores
+from tests.benchmarks.scores_contract import assert_intervals, assert_per_item_means
+
 sys.path.insert(0, str(Path(__file__).parent))
 from _replay import released_answers, replay_server  # noqa: E402
 
@@ -65,7 +68,9 @@ def test_replaying_gpt4_reproduces_its_agreement_and_compares_equal(folder: Path
     assert (head["items"], head["unparsed"]) == (n, 0) == (56, 0)
     assert head["kappa"] == pytest.approx(kappa, abs=1e-12)
     assert head["accuracy"] == pytest.approx(accuracy, abs=1e-12)
-    assert head["kappa_low"] <= head["kappa"] <= head["kappa_high"]
+    contract = Scores.model_validate(scores)
+    assert_per_item_means(contract)
+    assert_intervals(contract, ["kappa", "accuracy"])
     released = {r["judge"]: r for r in scores["released_judges"]}
     assert released["GPT-4"]["kappa"] == pytest.approx(kappa, abs=1e-12)
     claude3 = expected(folder, "claude3-opus", STORIES.split(","))
