@@ -40,6 +40,11 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "People's DAT word lists (Olson et al. 2021) and five models' lists from GitHub "
         "DingNLab/probing_creativity",
     ),
+    "ttcw": (
+        "creval.benchmarks.ttcw.fetch:fetch_ttcw",
+        "TTCW tests, stories, expert verdicts and released LLM judges from GitHub "
+        "salesforce/creativity_eval (Art_or_Artifice)",
+    ),
 }
 
 

@@ -49,7 +49,7 @@ def profile(
     judge: Annotated[str | None, typer.Option(help="Judge model of every judged benchmark (default: the model itself, marked self-judged).")] = None,
     judge_base_url: JudgeBaseUrl = None,
     role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: a benchmark's own role (lotbench: e1, e2; oogiri: rewriter).")] = None,
-    family: Annotated[list[str] | None, typer.Option("--family", help="Run only these families (neocoder, open-ended, metric-validity, lotbench, ttct); repeatable.")] = None,
+    family: Annotated[list[str] | None, typer.Option("--family", help="Run only these families (neocoder, open-ended, metric-validity, lotbench, ttct, beyond); repeatable.")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only these benchmarks of the battery (e.g. --only jcq); repeatable.")] = None,
     set_option: Annotated[list[str] | None, typer.Option("--set", help="BENCHMARK.OPTION=VALUE: replace one option of the battery (e.g. dat.trials=10); repeatable.")] = None,
     base_url: BaseUrl = None,

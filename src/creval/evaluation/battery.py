@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from creval.errors import CrevalError
 
-BATTERY_VERSION = "1"
+BATTERY_VERSION = "2"
 
 Size = Literal["smoke", "standard", "paper"]
 SIZES: tuple[Size, ...] = ("smoke", "standard", "paper")
@@ -227,6 +227,20 @@ _JCQ = Member("jcq", _RUBRIC_MEASURES, {**_RUBRIC_SIZES, "paper": _opts(question
               data_option="questions", lang="ja", upstream_sha256=frozenset({JCQ_TEST_SHA256}))
 _TTCT = Member("ttct", _RUBRIC_MEASURES, _RUBRIC_SIZES, data_option="questions", lang="en")
 
+_TTCW_JUDGES = Member(
+    "ttcw-judges",
+    (Measure("kappa", "evaluator", "TTCW: the model as a writing judge, kappa with the experts"),),
+    {"smoke": _opts(limit=1, tests="1,5,9", max_tokens=16), "standard": _opts(), "paper": _opts()},
+    data_option="data",
+)
+_TTCW = Member(
+    "ttcw",
+    (Measure("pass_rate", "convergent", "TTCW: share of the 14 tests its stories pass"),),
+    {"smoke": _opts(limit=1, tests="1,5,9", max_tokens=200, judge_max_tokens=16),
+     "standard": _opts(), "paper": _opts()},
+    data_option="data",
+)
+
 FAMILIES: tuple[Family, ...] = (
     Family("neocoder", "000", "NeoCoder: Denial Prompting and NeoGauge", (_NEOCODER,)),
     Family("open-ended", "001", "Open-ended tasks: semantic entropy and the multi-agent judge",
@@ -235,6 +249,8 @@ FAMILIES: tuple[Family, ...] = (
            (_METRIC_VALIDITY,)),
     Family("lotbench", "003", "LoTbench and Oogiri: leaps of thought", (_OOGIRI, _LOTBENCH)),
     Family("ttct", "004", "TTCT family: rubric questions, DAT, SAT", (_TTCT, _JCQ, _DAT, _SAT)),
+    Family("beyond", "-", "Beyond the five seed papers: the field's benchmarks (TTCW)",
+           (_TTCW_JUDGES, _TTCW)),
 )
 
 LANGS = ("en", "ja")
@@ -254,7 +270,7 @@ def battery(size: str, *, lang: str = "en", families: list[str] | None = None,
     """The runs of a profile, in order, with their options.
 
     >>> [r.member.benchmark for r in battery("smoke")]
-    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat']
+    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat', 'ttcw-judges', 'ttcw']
     >>> [r.member.benchmark for r in battery("paper", lang="ja", families=["ttct"])]
     ['jcq', 'dat', 'sat']
     """

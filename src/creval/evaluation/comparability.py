@@ -68,6 +68,10 @@ NOT_COMPARED: dict[str, str] = {
     "dat.people": "where the people's word lists are read from, to place the run among people "
                   "(human_percentile, re-scored by the run's own scorer); not how dat_mean is "
                   "measured",
+    **{f"ttcw-judges.{name}": "the run's judge is what is compared: each released TTCW judge "
+       "is paired with it on the (story, test) items both judged" for name in (
+           "data", "stories", "tests", "temperature", "max_tokens", "wording", "prompt_file")},
+    "ttcw-judges.resamples": "the intervals shown beside kappa, not the per-item agreement",
 }
 
 

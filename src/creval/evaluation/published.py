@@ -92,6 +92,10 @@ def run_item_values(run: Run) -> ItemValues:
             if {"problem", "t", "correct"} <= set(row):
                 out[f"pass@1@{int(row['t'])}"][str(row["problem"])] = float(bool(row["correct"]))
         return dict(out)
+    if bench == "ttcw-judges":
+        from creval.evaluation.ttcw_published import run_values
+
+        return run_values(run)
     return {}
 
 
@@ -227,6 +231,10 @@ def source_protocol(benchmark: str) -> Protocol | None:
         return _jcq_protocol()
     if benchmark == "neocoder":
         return _neocoder_protocol()
+    if benchmark == "ttcw-judges":
+        from creval.evaluation.ttcw_published import ttcw_protocol
+
+        return ttcw_protocol()
     return None
 
 
@@ -247,4 +255,12 @@ def find_published(run: Run, published: Path | None = None) -> tuple[list[Publis
         if file is None:
             return [], "no NeoCoder.json with GPT-4's codes (run on the upstream data)"
         return neocoder_published(file, run_item_values(run)), None
+    if bench == "ttcw-judges":
+        from creval.evaluation import ttcw_published as ttcw
+
+        folder = ttcw.data_folder(run, published)
+        if folder is None:
+            return [], "no released TTCW judges (data/annotations_*.jsonl) in the run's --data folder"
+        return [Published(name, bench, ttcw.ttcw_protocol(), file, {ttcw.MEASURE: values})
+                for name, file, values in ttcw.released_values(folder)], None
     return [], f"no paper released per-item results of {bench}"

@@ -1,0 +1,66 @@
+"""The released TTCW judges as published per-item results, for ``creval compare RUN --published``.
+
+Chakrabarty et al. released the verdicts of seven LLM judges (GPT-3.5, GPT-4, Gemini Pro,
+Claude 1.3/2/2.1/3 Opus) on every story and test. A ``ttcw-judges`` run's judge and each
+released judge are paired on the (story, test) items both judged: per item the value is 1
+when the verdict equals the three experts' majority and 0 otherwise (measure ``agreement``),
+so the paired difference is the difference of their accuracies on the same items. The
+released files are read from the run's ``--data`` folder, or from ``--published-data``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from creval.errors import CrevalError
+from creval.reader import Run
+from creval.report.references import Protocol
+
+BENCHMARK = "ttcw-judges"
+MEASURE = "agreement"
+
+
+def ttcw_protocol() -> Protocol:
+    """Any judge on the paper's stories and tests: the pairing itself keeps to the items
+    both judged, so no option or item count is required."""
+    return Protocol(
+        id="ttcw-released-judges", benchmark=BENCHMARK, data="none", items=None, judge=None,
+        description="TTCW (Chakrabarty et al., CHI 2024): the released LLM judges' Yes/No "
+        "verdicts on the 14 tests of the LLM-written stories, each item scored 1 when it "
+        "equals the three experts' majority.")
+
+
+def run_values(run: Run) -> dict[str, dict[str, float]]:
+    """The run's judge per item: ``{"agreement": {item key: 1.0 or 0.0}}`` from its scores."""
+    if run.scores is None:
+        return {}
+    values = {str(r["key"]): float(r["agrees"]) for r in run.scores.table
+              if r.get("key") is not None and r.get("agrees") is not None}
+    return {MEASURE: values} if values else {}
+
+
+def data_folder(run: Run, published: Path | None) -> Path | None:
+    where = published if published is not None else run.manifest.options.get("data")
+    if where in (None, ""):
+        return None
+    folder = Path(str(where))
+    if not (folder / "data").is_dir():
+        if published is not None:
+            raise CrevalError(f"{published} holds no data/annotations_*.jsonl: point "
+                              "--published-data at the TTCW folder (`creval data fetch ttcw`).")
+        return None
+    return folder
+
+
+def released_values(folder: Path) -> list[tuple[str, str, dict[str, float]]]:
+    """(judge, file, item key -> 1.0/0.0) of each released judge, on the LLM-written stories."""
+    from creval.benchmarks.ttcw.agreement import item_agreement
+    from creval.benchmarks.ttcw.data import RELEASED_JUDGES, load_ttcw
+    from creval.benchmarks.ttcw.scoring import released_verdicts
+
+    data = load_ttcw(folder)
+    items = [(s.story_id, t.idx) for s in data.written_by_llms() for t in data.tests]
+    files = {name: str(folder / "data" / f"annotations_{stem}.jsonl")
+             for stem, name in RELEASED_JUDGES.items()}
+    return [(name, files[name], item_agreement(data, verdicts, items))
+            for name, verdicts in released_verdicts(data).items()]
