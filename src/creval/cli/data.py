@@ -40,6 +40,11 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "People's DAT word lists (Olson et al. 2021) and five models' lists from GitHub "
         "DingNLab/probing_creativity",
     ),
+    "ocsai": (
+        "creval.benchmarks.aut.fetch:fetch_ocsai",
+        "People's AUT responses with originality ratings and the published scorers' scores "
+        "(Ocsai) from GitHub massivetexts/ocsai",
+    ),
 }
 
 
