@@ -1,6 +1,16 @@
 """Benchmarks, one package each, registered by name."""
 
-from creval.benchmarks import aut, dat, lotbench, metric_validity, neocoder, oogiri, openended, sat, ttct  # noqa: F401  (register)
+from creval.benchmarks import (  # noqa: F401  (register)
+    aut,
+    dat,
+    lotbench,
+    metric_validity,
+    neocoder,
+    oogiri,
+    openended,
+    sat,
+    ttct,
+)
 from creval.benchmarks.base import (
     Benchmark,
     BenchmarkOptions,

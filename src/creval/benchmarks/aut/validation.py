@@ -82,8 +82,9 @@ def validate(folder: Path, chosen: Sequence[tuple[int, Response]], scores: Seque
 def people_norms(model: Sequence[tuple[str, float]], people: Sequence[tuple[str, float]]
                  ) -> tuple[dict[str, Any], str]:
     """The model's mean originality as a percentile among people's responses to the same
-    objects, all scored by the same scorer; the interval over the model's objects (a list's
-    uses are one trial) and the people. Returns headline entries and a note."""
+    objects, all scored by the same scorer; the interval over the model's uses (each use a
+    response; uses of one list are not independent, so it is optimistic) and the people.
+    Returns headline entries and a note."""
     from creval.metrics.percentile import human_percentile
 
     objects = {o for o, _ in model}
@@ -93,11 +94,11 @@ def people_norms(model: Sequence[tuple[str, float]], people: Sequence[tuple[str,
         return {"people_percentile": None}, (
             "People's norms: none of the model's objects has people's responses re-scored here "
             "(the Ocsai objects only).")
-    r = human_percentile([s for _, s in scored], pool, groups=[o for o, _ in scored])
+    r = human_percentile([s for _, s in scored], pool)
     note = (f"People's norms: the model's mean originality ({len(scored)} uses of "
             f"{len({o for o, _ in scored})} objects) as a percentile among {len(pool)} people's "
             "test responses to the same objects, both scored by this run's scorer (never people's "
-            "own ratings); interval over the model's objects and the people"
+            "own ratings); interval over the model's uses and the people"
             f"{'' if r.reason is None else f' ({r.reason})'}.")
     return {"people_percentile": round(r.percentile, 2),
             "people_percentile_low": None if r.low is None else round(r.low, 2),
