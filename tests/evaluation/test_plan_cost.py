@@ -37,7 +37,8 @@ def test_tokens_without_a_tokenizer() -> None:
     assert estimate_tokens("創造性") == 3
 
 
-EN_BATTERY = {"neocoder", "macgyver", "metric-validity", "oogiri", "lotbench", "ttct", "dat", "sat"}
+EN_BATTERY = {"neocoder", "macgyver", "metric-validity", "oogiri", "lotbench", "ttct", "dat", "sat",
+              "aut"}
 
 
 @pytest.mark.parametrize("size", ["smoke", "standard", "paper"])
