@@ -101,7 +101,9 @@ def _assemble(options: AUTOptions, folder: Path | None, chosen: list[tuple[int, 
 
     empty = sum(1 for row in table if not row["fluency"])
     headline: dict[str, Any] = {k: _mean(v) for k, v in per_item.items()}
-    headline.update(objects=len(table), empty_answers=empty)
+    asked = options.uses * len(table)
+    headline.update(objects=len(table), empty_answers=empty, uses_asked=asked,
+                    uses_missing=sum(max(0, options.uses - row["fluency"]) for row in table))
     notes = [
         f"Originality per use by {options.scorer}"
         + {"semdis": f" (cosine distance object <-> use, {options.embedder}; 0-2)",
