@@ -78,3 +78,25 @@ def test_a_judge_that_always_says_3_is_flagged(tmp_path: Path) -> None:
     (check,) = scores["judge_checks"]
     assert check["check"] == "weak_correlation" and check["items"] == 30
     assert "does not discriminate" in done.stderr
+
+
+def test_python_api_runs_the_judge_scorer_on_the_same_records(tmp_path: Path) -> None:
+    """creval.evaluate gives the CLI's scores: the judge's ratings of the model's uses."""
+    import creval
+
+    def reply(body: dict[str, Any]) -> tuple[int, str]:
+        prompt = body["messages"][-1]["content"]
+        if prompt.startswith("You rate how original"):
+            return 200, "4.5" if "red paint" in prompt else "1"
+        return 200, "1. doorstop\n2. grind it into red paint"
+
+    server = ChatServer(reply=reply)
+    try:
+        [result] = creval.evaluate("aut", model="openai:tiny", base_url=server.url,
+                                   api_key="test", out=tmp_path, scorer="judge",
+                                   objects="brick,umbrella", uses=2, embedder="glove-6b-50d")
+    finally:
+        server.close()
+    head = result.scores.headline
+    assert head["originality_mean"] == (1 + 4.5) / 2 and head["fluency_mean"] == 2
+    assert head["uses_missing"] == 0
