@@ -119,3 +119,10 @@ def test_without_people_data_the_starter_objects_and_no_validation(tmp_path: Pat
     assert scores["headline"]["objects"] == 5 and "human_r" not in scores["headline"]
     assert any("not validated against people" in n for n in scores["notes"])
     assert any("listed 1.0 uses per object on average of the 4 asked" in w for w in scores["warnings"])
+
+
+def test_the_regressor_without_people_data_is_refused_before_any_request(tmp_path: Path) -> None:
+    done = creval("run", "aut", "--model", "openai:tiny", "--base-url", "http://127.0.0.1:9/v1",
+                  "--scorer", "regressor", "--out", str(tmp_path), env={"OPENAI_API_KEY": "t"})
+    assert done.returncode == 2 and "creval data fetch ocsai" in done.stderr
+    assert "Traceback" not in done.stderr

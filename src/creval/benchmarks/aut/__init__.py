@@ -29,6 +29,7 @@ from creval.benchmarks.aut.data import (
 )
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt
+from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.records import Record, Scores
 from creval.runner.engine import Unit, UnitContext
@@ -94,6 +95,11 @@ class AUT(Benchmark[AUTOptions]):
 
     def units(self, options: AUTOptions) -> list[Unit]:
         folder = people_folder(options.people)
+        if options.scorer == "regressor" and folder is None:
+            raise CrevalError(
+                "--scorer regressor is fitted on people's rated training responses: fetch them "
+                "with `creval data fetch ocsai --dest data/ocsai` (or pass their folder to "
+                "--people), or use --scorer semdis.")
         objects = load_objects(options.objects, folder)[: options.limit]
         prompts = self.prompts(options)
         units = [self._unit(obj, options, folder, prompts) for obj in objects]
