@@ -139,8 +139,9 @@ class JudgeCheck(BaseModel):
     """A sign that a judge (or a judge's role) does not discriminate, in ``scores.json``.
 
     ``check`` names the rule that fired (:mod:`creval.judges.discrimination`): scores with no
-    variance across items, scores that follow the order the criteria were asked in, or one
-    answer position chosen almost always. ``detail`` is a sentence for people; ``items`` is
+    variance across items, scores that follow the order the criteria were asked in, one
+    answer position chosen almost always, or (``weak_correlation``) scores that correlate too
+    weakly with people's ratings of the same answers (the AUT's originality scorers). ``detail`` is a sentence for people; ``items`` is
     how many judgements the rule looked at.
 
     >>> JudgeCheck(judge="rubric judge (jcq)", check="no_variance",
@@ -149,7 +150,7 @@ class JudgeCheck(BaseModel):
     """
 
     judge: str
-    check: Literal["no_variance", "criterion_order", "position_bias"]
+    check: Literal["no_variance", "criterion_order", "position_bias", "weak_correlation"]
     detail: str
     items: int
 

@@ -1,6 +1,7 @@
 """Benchmarks, one package each, registered by name."""
 
 from creval.benchmarks import (  # noqa: F401  (register)
+    aut,
     dat,
     lotbench,
     metric_validity,

@@ -45,6 +45,11 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "TTCW tests, stories, expert verdicts and released LLM judges from GitHub "
         "salesforce/creativity_eval (Art_or_Artifice)",
     ),
+    "ocsai": (
+        "creval.benchmarks.aut.fetch:fetch_ocsai",
+        "People's AUT responses with originality ratings and the published scorers' scores "
+        "(Ocsai) from GitHub massivetexts/ocsai",
+    ),
 }
 
 

@@ -226,6 +226,14 @@ _JCQ = Member("jcq", _RUBRIC_MEASURES, {**_RUBRIC_SIZES, "paper": _opts(question
                                                                          answers=5)},
               data_option="questions", lang="ja", upstream_sha256=frozenset({JCQ_TEST_SHA256}))
 _TTCT = Member("ttct", _RUBRIC_MEASURES, _RUBRIC_SIZES, data_option="questions", lang="en")
+_AUT = Member(
+    "aut",
+    (Measure("originality_mean", "divergent", "AUT originality per use (--scorer; SemDis default)"),
+     Measure("fluency_mean", "divergent", "AUT fluency: valid distinct uses per object")),
+    {"smoke": _opts(limit=2, uses=5, max_tokens=200, validation_limit=60),
+     "standard": _opts(), "paper": _opts()},
+    data_option="people", lang="en",
+)
 
 _TTCW_JUDGES = Member(
     "ttcw-judges",
@@ -249,8 +257,8 @@ FAMILIES: tuple[Family, ...] = (
            (_METRIC_VALIDITY,)),
     Family("lotbench", "003", "LoTbench and Oogiri: leaps of thought", (_OOGIRI, _LOTBENCH)),
     Family("ttct", "004", "TTCT family: rubric questions, DAT, SAT", (_TTCT, _JCQ, _DAT, _SAT)),
-    Family("beyond", "-", "Beyond the five seed papers: the field's benchmarks (TTCW)",
-           (_TTCW_JUDGES, _TTCW)),
+    Family("beyond", "-", "Beyond the five seed papers: the field's other measures (TTCW, AUT)",
+           (_TTCW_JUDGES, _TTCW, _AUT)),
 )
 
 LANGS = ("en", "ja")
@@ -270,7 +278,7 @@ def battery(size: str, *, lang: str = "en", families: list[str] | None = None,
     """The runs of a profile, in order, with their options.
 
     >>> [r.member.benchmark for r in battery("smoke")]
-    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat', 'ttcw-judges', 'ttcw']
+    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat', 'ttcw-judges', 'ttcw', 'aut']
     >>> [r.member.benchmark for r in battery("paper", lang="ja", families=["ttct"])]
     ['jcq', 'dat', 'sat']
     """

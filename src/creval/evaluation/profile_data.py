@@ -33,7 +33,7 @@ PROFILE_FORMAT = 1
 JUDGED = {"neocoder": {"convergent@0", "divergent@"}, "macgyver": {"multiagent_overall"},
           "hypogen": {"multiagent_overall"}, "bookmia": {"multiagent_overall"},
           "lotbench": {"S_c"}, "jcq": {"mean", "originality"}, "ttct": {"mean", "originality"},
-          "ttcw": {"pass_rate"}, "ttcw-judges": {"kappa"}}
+          "ttcw": {"pass_rate"}, "ttcw-judges": {"kappa"}, "aut": {"originality_mean"}}
 
 
 def _judged(benchmark: str, key: str) -> bool:
@@ -128,6 +128,9 @@ def _weak(benchmark: str, key: str, scores: Scores, n: int | None,
     valid, invalid = _number(head.get("valid_trials")), _number(head.get("invalid_trials"))
     if valid is not None and invalid and invalid / (valid + invalid) > 0.2:
         weak.append(f"low validity: {int(invalid)} of {int(valid + invalid)} trials invalid")
+    asked, missing = _number(head.get("uses_asked")), _number(head.get("uses_missing"))
+    if asked and missing and missing / asked > 0.5:  # the AUT: lists far shorter than asked
+        weak.append(f"short lists: {int(missing)} of {int(asked)} uses asked were not given")
     if scores.units.errors or scores.units.missing:
         weak.append(f"{scores.units.errors} unit(s) failed, {scores.units.missing} not run")
     need = _standard_items(benchmark, key, options)
