@@ -1,6 +1,6 @@
 """Benchmarks, one package each, registered by name."""
 
-from creval.benchmarks import dat, lotbench, metric_validity, neocoder, oogiri, openended, sat, ttct  # noqa: F401  (register)
+from creval.benchmarks import dat, lotbench, metric_validity, neocoder, noveltybench, oogiri, openended, sat, ttct  # noqa: F401  (register)
 from creval.benchmarks.base import (
     Benchmark,
     BenchmarkOptions,
