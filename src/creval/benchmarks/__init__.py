@@ -1,6 +1,16 @@
 """Benchmarks, one package each, registered by name."""
 
-from creval.benchmarks import dat, lotbench, metric_validity, neocoder, noveltybench, oogiri, openended, sat, ttct  # noqa: F401  (register)
+from creval.benchmarks import (  # noqa: F401  (register)
+    dat,
+    lotbench,
+    metric_validity,
+    neocoder,
+    noveltybench,
+    oogiri,
+    openended,
+    sat,
+    ttct,
+)
 from creval.benchmarks.base import (
     Benchmark,
     BenchmarkOptions,

@@ -109,3 +109,38 @@ def test_changing_one_prompt_moves_exactly_that_prompt(
              != (after[i]["distinct"], after[i]["utility"])]
     assert moved == [changed]
     assert after[changed]["distinct"] == 1
+
+
+def compare_rows(run_dir: Path) -> list[dict[str, Any]]:
+    done = creval("compare", str(run_dir), "--published", "--json")
+    assert done.returncode == 0, done.stderr + done.stdout
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def test_compare_published_against_gpt4o_is_zero(replayed: tuple[Path, dict[str, Any]]) -> None:
+    tmp, _ = replayed
+    rows = compare_rows(tmp / "gpt-4o-replay")
+    mine = {r["measure"]: r for r in rows if r["subject"] == "gpt-4o-2024-11-20"}
+    assert set(mine) == {"distinct", "utility"}
+    for row in mine.values():
+        assert row["n"] == PROMPTS and row["difference"] == 0 and row["p"] == 1
+    others = [r for r in rows if r["subject"] != "gpt-4o-2024-11-20"]
+    assert len({r["subject"] for r in others}) == 7  # every other published model, paired too
+    assert any(r["difference"] != 0 for r in others)
+
+
+def test_a_run_of_other_k_is_not_placed(tmp_path: Path) -> None:
+    data = shared_data_path("noveltybench", "data")
+    server = ChatServer(reply=Replay(published()))
+    try:
+        done = creval("run", "noveltybench", "--model", "openai:gpt-4o-k3", "--base-url",
+                      server.url, "--api-key", "x", "--partitioner", "judge", "--quality", "none",
+                      "--data", str(data), "--subset", "curated", "--limit", "2", "--k", "3",
+                      "--no-progress", "--out", str(tmp_path / "k3"))
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    compared = creval("compare", str(tmp_path / "k3"), "--published")
+    assert compared.returncode == 2
+    assert "k=3, the paper used 10" in compared.stderr + compared.stdout
+    assert "quality=none" in compared.stderr + compared.stdout

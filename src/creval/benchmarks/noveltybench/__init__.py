@@ -28,9 +28,9 @@ Sampling = Literal["default", "paraphrase", "in-context", "system"]
 
 
 class NoveltyOptions(BenchmarkOptions):
-    subset: Literal["starter", "curated", "wildchat", "both"] = option(
-        "starter", "Prompts: starter (ours, offline), or the paper's curated, wildchat or both "
-        "(needs --data).")
+    subset: Literal["starter", "curated", "wildchat", "both"] | None = option(
+        None, "Prompts: starter (ours, offline), or the paper's curated, wildchat or both "
+        "(needs --data); default: starter without --data, both with it.")
     data: str | None = option(
         None, "The NoveltyBench data: a copy of novelty-bench/novelty-bench or its data/ folder "
         "(creval data fetch noveltybench), or a JSONL file of prompts.")
@@ -199,7 +199,8 @@ def _notes(options: NoveltyOptions, unrated: int, unreadable: int) -> list[str]:
         "averaged over prompts. distinct_paper_mean: the paper's stored per-prompt value, "
         "max(partition) = classes - 1, as in its scores.jsonl (the site adds the one back).",
         f"Partitioner: {options.partitioner} (greedy: each answer is compared with the first "
-        "answer of each earlier class, as the paper's partition.py).",
+        "answer of each earlier class, as the paper's partition.py). The paper's published "
+        "partitions were made by its similarity classifier, not by this partitioner.",
     ]
     if options.quality == "judge":
         notes.append(f"utility_mean: the judge's 1-10 rating of the first answer of each "

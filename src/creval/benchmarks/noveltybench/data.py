@@ -64,9 +64,10 @@ def subset_files(data: Path, subset: str) -> dict[str, Path]:
     return out
 
 
-def load_prompts(data: str | None, subset: str) -> list[NoveltyPrompt]:
+def load_prompts(data: str | None, subset: str | None) -> list[NoveltyPrompt]:
     """The prompts of a run: the starter set (no ``data``), a JSONL file of the user's, or
-    the paper's ``subset`` in the folder ``data``."""
+    the paper's ``subset`` in the folder ``data`` (None: both subsets)."""
+    subset = subset or ("both" if data else "starter")
     if subset not in SUBSETS:
         raise CrevalError(f"--subset must be one of {', '.join(SUBSETS)}, got {subset!r}.")
     if not data:
