@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from creval.errors import CrevalError
 
-BATTERY_VERSION = "1"
+BATTERY_VERSION = "2"
 
 Size = Literal["smoke", "standard", "paper"]
 SIZES: tuple[Size, ...] = ("smoke", "standard", "paper")
@@ -226,6 +226,14 @@ _JCQ = Member("jcq", _RUBRIC_MEASURES, {**_RUBRIC_SIZES, "paper": _opts(question
                                                                          answers=5)},
               data_option="questions", lang="ja", upstream_sha256=frozenset({JCQ_TEST_SHA256}))
 _TTCT = Member("ttct", _RUBRIC_MEASURES, _RUBRIC_SIZES, data_option="questions", lang="en")
+_NOVELTYBENCH = Member(
+    "noveltybench",
+    (Measure("distinct_mean", "divergent", "NoveltyBench distinct answers in k tries"),
+     Measure("utility_mean", "convergent", "NoveltyBench utility of the distinct answers")),
+    {"smoke": _opts(limit=2, k=3, max_tokens=64, partitioner="embedding"),
+     "standard": _opts(), "paper": _opts(subset="curated")},
+    data_option="data",
+)
 
 FAMILIES: tuple[Family, ...] = (
     Family("neocoder", "000", "NeoCoder: Denial Prompting and NeoGauge", (_NEOCODER,)),
@@ -235,6 +243,8 @@ FAMILIES: tuple[Family, ...] = (
            (_METRIC_VALIDITY,)),
     Family("lotbench", "003", "LoTbench and Oogiri: leaps of thought", (_OOGIRI, _LOTBENCH)),
     Family("ttct", "004", "TTCT family: rubric questions, DAT, SAT", (_TTCT, _JCQ, _DAT, _SAT)),
+    Family("beyond", "-", "Beyond the five seed papers: the field's most used creativity "
+           "measures", (_NOVELTYBENCH,)),
 )
 
 LANGS = ("en", "ja")
@@ -254,7 +264,7 @@ def battery(size: str, *, lang: str = "en", families: list[str] | None = None,
     """The runs of a profile, in order, with their options.
 
     >>> [r.member.benchmark for r in battery("smoke")]
-    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat']
+    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat', 'noveltybench']
     >>> [r.member.benchmark for r in battery("paper", lang="ja", families=["ttct"])]
     ['jcq', 'dat', 'sat']
     """
