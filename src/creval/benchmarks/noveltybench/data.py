@@ -89,3 +89,38 @@ def load_prompts(data: str | None, subset: str | None) -> list[NoveltyPrompt]:
         raise CrevalError("--subset starter reads no --data; pass --subset curated, wildchat "
                           "or both with the NoveltyBench data folder.")
     return [p for name, file in subset_files(path, subset).items() for p in _file(file, name)]
+
+
+#: ``novelty-bench/novelty-bench`` (MIT) and its site (no licence stated: fetched for the
+#: user, never shipped), at the commits ``../shared/data/noveltybench`` was staged from.
+CODE_COMMIT = "5b22b53dedd4ec37e1d30a5dbeb2ea6beaa752ca"
+SITE_COMMIT = "37ebedcfc5229590a2224126e70eece78445a151"
+#: local path -> the first 16 hex digits of its SHA-256 at those commits.
+FETCHED_SHA256 = {
+    "data/curated.jsonl": "ca9b6f470e5d7f7e",
+    "data/wildchat-1k.jsonl": "8534288089508df3",
+    **{f"site/eval/03-27-2025/curated/{model}/scores.jsonl": sha for model, sha in {
+        "anthropic/claude-3-5-haiku@20241022": "1177ee602ee5e46e",
+        "cohere/command-r7b-12-2024": "073feda264abf0ea",
+        "gemini/gemini-1.5-pro": "3449323c4a03721e",
+        "google/gemma-2-9b-it": "c65431f0dad54473",
+        "meta-llama/Llama-3.1-8B-Instruct": "fa77ba4093ebc868",
+        "meta-llama/Llama-3.2-1B-Instruct": "3cdd7adfa47e7592",
+        "openai/gpt-4o-2024-11-20": "adc58f4b232ba6b6",
+        "openai/gpt-4o-mini-2024-07-18": "e45daad6c0df8678",
+    }.items()},
+}
+
+
+def fetch_noveltybench(dest: str | Path, *, timeout: float = 60.0) -> Path:
+    """``creval data fetch noveltybench``: the prompts (``data/``) and eight models' published
+    per-prompt scores (``site/``) into ``dest``, each checked against its pinned digest. Pass
+    ``dest`` to ``creval run noveltybench --data``; ``compare --published`` finds ``site/``
+    beside it."""
+    from creval._util.download import download_pinned
+
+    code = f"https://raw.githubusercontent.com/novelty-bench/novelty-bench/{CODE_COMMIT}/"
+    site = f"https://raw.githubusercontent.com/novelty-bench/novelty-bench.github.io/{SITE_COMMIT}/"
+    files = {local: ((code + local) if local.startswith("data/") else site + local[5:], sha)
+             for local, sha in FETCHED_SHA256.items()}
+    return download_pinned(files, Path(dest), timeout=timeout)
