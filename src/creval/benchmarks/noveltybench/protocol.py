@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 #: Partitioners that ask a language model inside the unit (through the judge role).
 UNIT_PARTITIONERS = ("judge", "llm")
-JUDGE_MAX_TOKENS = 8
+JUDGE_MAX_TOKENS = 16  # room for the structured {"verdict": "different"}
 
 _SAME = re.compile(r"\b(same|different)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\b(10|[1-9])\b")
@@ -52,6 +52,20 @@ def parse_rating(text: str) -> int | None:
     """
     found = _NUMBER.search(text)
     return None if found is None else int(found.group(1))
+
+
+#: The answers' shapes for a judge that can constrain decoding (llama.cpp grammar, OpenAI's
+#: JSON schema); the parsers above read them as they read free text.
+VERDICT_SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string", "enum": ["same", "different"]}},
+                  "required": ["verdict"], "additionalProperties": False}  # fmt: skip
+RATING_SCHEMA = {"type": "object", "properties": {"rating": {"type": "integer", "enum": list(range(1, 11))}},
+                 "required": ["rating"], "additionalProperties": False}  # fmt: skip
+
+
+def _judge_request(ctx: UnitContext, text: str, schema: dict[str, Any]) -> GenerateRequest:
+    structured = ctx.capabilities("judge").structured_output
+    return GenerateRequest.chat(text, temperature=0.0, max_tokens=JUDGE_MAX_TOKENS,
+                                response_schema=schema if structured else None)
 
 
 def templates(options: NoveltyOptions) -> dict[str, str]:
@@ -109,8 +123,7 @@ async def judge_partition(ctx: UnitContext, prompt: str, answers: list[str],
     async def same(a: str, b: str) -> str:
         nonlocal unreadable
         text = format_prompt(template, "the judge prompt", prompt=prompt, a=a, b=b)
-        request = GenerateRequest.chat(text, temperature=0.0, max_tokens=JUDGE_MAX_TOKENS)
-        (completion,) = await ctx.generate(request, role="judge")
+        (completion,) = await ctx.generate(_judge_request(ctx, text, VERDICT_SCHEMA), role="judge")
         verdict = parse_same(completion.text)
         unreadable += verdict is None
         return "entailment" if verdict else "neutral"
@@ -145,8 +158,7 @@ async def ratings(ctx: UnitContext, prompt: str, answers: list[str],
     """The judge's rating 1-10 of every answer (None: unreadable)."""
     async def rate(answer: str) -> int | None:
         text = format_prompt(template, "the quality prompt", prompt=prompt, answer=answer)
-        request = GenerateRequest.chat(text, temperature=0.0, max_tokens=JUDGE_MAX_TOKENS)
-        (completion,) = await ctx.generate(request, role="judge")
+        (completion,) = await ctx.generate(_judge_request(ctx, text, RATING_SCHEMA), role="judge")
         return parse_rating(completion.text)
 
     return list(await asyncio.gather(*(rate(a) for a in answers)))
