@@ -32,7 +32,8 @@ PROFILE_FORMAT = 1
 #: Measures that depend on a judge, detector or evaluator model (so self-judging weakens them).
 JUDGED = {"neocoder": {"convergent@0", "divergent@"}, "macgyver": {"multiagent_overall"},
           "hypogen": {"multiagent_overall"}, "bookmia": {"multiagent_overall"},
-          "lotbench": {"S_c"}, "jcq": {"mean", "originality"}, "ttct": {"mean", "originality"}}
+          "lotbench": {"S_c"}, "jcq": {"mean", "originality"}, "ttct": {"mean", "originality"},
+          "noveltybench": {"utility_mean"}}
 
 
 def _judged(benchmark: str, key: str) -> bool:

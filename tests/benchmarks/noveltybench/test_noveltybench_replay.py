@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from tests_paths import shared_data_path
 
+from creval.records import Scores
 from tests._cli import creval
 from tests._servers import ChatServer
+from tests.benchmarks.scores_contract import assert_per_item_means
 
 GPT4O = ("eval", "03-27-2025", "curated", "openai", "gpt-4o-2024-11-20", "scores.jsonl")
 PROMPTS = 5
@@ -96,6 +98,8 @@ def test_published_distinct_and_utility_exactly(replayed: tuple[Path, dict[str, 
         assert row["utility"] == pytest.approx(theirs["utility"], abs=1e-12)
     assert scores["headline"]["distinct_mean"] == pytest.approx(
         sum(by_id[r["id"]]["distinct"] + 1 for r in table) / PROMPTS)
+    assert scores["headline"]["unparsed"] == 0
+    assert_per_item_means(Scores.model_validate(scores))
 
 
 def test_changing_one_prompt_moves_exactly_that_prompt(

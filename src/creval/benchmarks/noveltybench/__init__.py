@@ -94,11 +94,13 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
         utilities = [float(row["utility"]) for row in rows if row["utility"] is not None]
         unrated = sum(row["utility"] is None for row in rows) if options.quality == "judge" else 0
         unreadable = sum(int(r.output.get("unreadable_verdicts", 0)) for r in ok)
+        unrated_answers = sum(x is None for r in ok for x in r.output.get("ratings") or [])
         headline: dict[str, float | int | None] = {
             "distinct_mean": mean_or_none(distinct),
             "distinct_paper_mean": mean_or_none([d - 1 for d in distinct]),
             "utility_mean": mean_or_none(utilities) if options.quality != "none" else None,
             "prompts": len(rows), "unrated_prompts": unrated, "unreadable_verdicts": unreadable,
+            "unparsed": unreadable + unrated_answers,  # judge answers that did not parse
         }
         return Scores(
             headline=headline,
