@@ -172,6 +172,7 @@ def _row(record: Record, partition: list[int], options: NoveltyOptions) -> dict[
             "subset": record.unit.get("subset", ""), "category": record.unit.get("category", ""),
             "k": len(partition), "distinct": distinct_classes(partition),
             "distinct_paper": distinct_classes(partition) - 1, "utility": value,
+            "mean_rating": mean_or_none([float(x) for x in ratings if x is not None]),
             "partition": partition,
             "founder_ratings": [r for r, f in zip(ratings, first, strict=False) if f]}
 
