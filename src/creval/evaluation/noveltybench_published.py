@@ -107,3 +107,23 @@ def _scores_file(path: str, mtime_ns: int, size: int) -> ItemValues:
             raise CrevalError(f"{path}:{number}: not a NoveltyBench scores line ({exc}); each "
                               "needs id, distinct and utility.") from None
     return values
+
+
+def reference_generations(run: Run) -> list[tuple[str, str, dict[str, list[str]]]]:
+    """(model, file, answers by the run's unit key) of each published model's generations on
+    the prompts ``run`` answered, for ``compare --homogeneity``; [] when the site is not beside
+    the run's data."""
+    site = site_folder(run, None)
+    if site is None:
+        return []
+    keys = {str(r.unit.get("id")): r.key for r in run.records if r.status == "ok"}
+    out = []
+    for path in sorted((site / Path(*RELEASE) / "curated").glob("*/*/scores.jsonl")):
+        answers: dict[str, list[str]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if str(row.get("id")) in keys:
+                answers[keys[str(row["id"])]] = [g.strip() for g in row.get("generations", [])
+                                                 if isinstance(g, str) and g.strip()]
+        out.append((path.parent.name, str(path), answers))
+    return out

@@ -148,3 +148,19 @@ def test_a_run_of_other_k_is_not_placed(tmp_path: Path) -> None:
     assert compared.returncode == 2
     assert "k=3, the paper used 10" in compared.stderr + compared.stdout
     assert "quality=none" in compared.stderr + compared.stdout
+
+
+def test_homogeneity_places_the_published_generations(replayed: tuple[Path, dict[str, Any]]) -> None:
+    """GPT-4o's replayed answers are nearest to GPT-4o's published ones on the same prompts."""
+    tmp, _ = replayed
+    done = creval("compare", str(tmp / "gpt-4o-replay"), "--homogeneity", "--json",
+                  "--permutations", "0")
+    assert done.returncode == 0, done.stderr + done.stdout
+    [doc] = json.loads(done.stdout)
+    models = {m["model"]: m for m in doc["models"]}
+    assert len([m for m in models.values() if m["kind"] == "published"]) == 8
+    [run] = [m for m in models.values() if m["kind"] == "run"]
+    assert run["nearest"] == "published:gpt-4o-2024-11-20"
+    # the same texts: above GPT-4o's own within-model similarity (that leaves out each
+    # answer's similarity to itself, the pair across the two groups keeps it)
+    assert run["nearest_similarity"] > models[run["nearest"]]["within"]
