@@ -87,7 +87,8 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
         return units
 
     def score(self, records: list[Record], options: NoveltyOptions) -> Scores:
-        ok = [r for r in records if r.status == "ok"]
+        ok = [r for r in records if r.status == "ok" and r.output.get("generations")]
+        empty = sum(r.status == "ok" for r in records) - len(ok)
         partitions, resources = _partitions(ok, options)
         rows = [_row(r, p, options) for r, p in zip(ok, partitions, strict=True)]
         distinct = [float(row["distinct"]) for row in rows]
@@ -101,6 +102,7 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
             "utility_mean": mean_or_none(utilities) if options.quality != "none" else None,
             "prompts": len(rows), "unrated_prompts": unrated, "unreadable_verdicts": unreadable,
             "unparsed": unreadable + unrated_answers,  # judge answers that did not parse
+            "prompts_without_answers": empty,
         }
         return Scores(
             headline=headline,
