@@ -21,6 +21,7 @@ from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register
 from creval.benchmarks.noveltybench.data import NoveltyPrompt, load_prompts
 from creval.benchmarks.noveltybench.protocol import UNIT_PARTITIONERS, prompt_unit, templates
 from creval.errors import CrevalError
+from creval.metrics.noveltybench import reward_to_rating
 from creval.records import Record, Scores
 from creval.runner.engine import Unit
 
@@ -44,9 +45,13 @@ class NoveltyOptions(BenchmarkOptions):
         "judge", "What decides that two answers are the same: judge (the run's judge, the "
         "paper's pairwise protocol) or an entailment spec (embedding, embedding:THRESHOLD, "
         "hf:NAME, llm).")
-    quality: Literal["judge", "none"] = option(
-        "judge", "Quality of each answer for utility: judge (the run's judge rates 1-10) or "
-        "none (no utility).")
+    quality: Literal["judge", "reward", "none"] = option(
+        "judge", "Quality of each answer for utility: judge (the run's judge rates 1-10), "
+        "reward (the paper's reward model through transformers, --reward-model, mapped to 1-10 "
+        "by its thresholds) or none (no utility).")
+    reward_model: str = option(
+        "Skywork/Skywork-Reward-Gemma-2-27B-v0.2", "With --quality reward: the reward model "
+        "(a hub name already cached, or a local folder).", kind="scoring")
     patience: float = option(0.8, "Patience discount of utility (the paper: 0.8).",
                              kind="scoring", gt=0.0, le=1.0)
     judge_prompt_file: str | None = option(
@@ -82,6 +87,7 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
         units = []
         for item in self._items(options):
             meta = {"id": item.id, "subset": item.subset, "category": item.category,
+                    "prompt": item.prompt,
                     ITEM_DIGEST: item_digest({"prompt": item.prompt})}
             units.append(prompt_unit(f"prompt-{item.id}", item, options, words, meta))
         return units
@@ -90,7 +96,11 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
         ok = [r for r in records if r.status == "ok" and r.output.get("generations")]
         empty = sum(r.status == "ok" for r in records) - len(ok)
         partitions, resources = _partitions(ok, options)
-        rows = [_row(r, p, options) for r, p in zip(ok, partitions, strict=True)]
+        rewards: list[list[float] | None] = [None] * len(ok)
+        if options.quality == "reward":
+            resources["reward_model"] = options.reward_model
+            rewards = list(_rewards(ok, options.reward_model))
+        rows = [_row(r, p, options, w) for r, p, w in zip(ok, partitions, rewards, strict=True)]
         distinct = [float(row["distinct"]) for row in rows]
         utilities = [float(row["utility"]) for row in rows if row["utility"] is not None]
         unrated = sum(row["utility"] is None for row in rows) if options.quality == "judge" else 0
@@ -157,18 +167,46 @@ def _partitions(records: list[Record], options: NoveltyOptions) -> tuple[list[li
                         "entailment": nli.identity() if records else options.partitioner}
 
 
+def _rewards(records: list[Record], name: str) -> list[list[float]]:
+    """The reward model's raw reward of each answer (user: the prompt, assistant: the
+    answer, through its chat template), as the paper's ``score.py``."""
+    try:
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    except ImportError:
+        raise CrevalError("--quality reward needs transformers and torch (pip install "
+                          "'creval[hf]').") from None
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name)
+        model = AutoModelForSequenceClassification.from_pretrained(name, num_labels=1).eval()
+    except OSError as exc:
+        raise CrevalError(f"--reward-model {name!r} could not be loaded ({str(exc)[:200]}). Pass "
+                          "a cached hub name or a local folder.") from None
+    out = []
+    with torch.no_grad():
+        for r in records:
+            convs = [[{"role": "user", "content": str(r.unit.get("prompt", ""))},
+                      {"role": "assistant", "content": a}] for a in _answers(r)]
+            batch: Any = tokenizer.apply_chat_template(convs, tokenize=True, padding=True,
+                                                  truncation=True, return_tensors="pt",
+                                                  return_dict=True)
+            out.append([float(x) for x in model(**batch).logits[:, 0].tolist()])
+    return out
+
+
 def _answers(record: Record) -> list[str]:
     return [str(a) for a in record.output.get("generations", [])]
 
 
-def _row(record: Record, partition: list[int], options: NoveltyOptions) -> dict[str, Any]:
+def _row(record: Record, partition: list[int], options: NoveltyOptions,
+         rewards: list[float] | None) -> dict[str, Any]:
     from creval.metrics.noveltybench import distinct_classes, founders, utility
 
-    got = record.output.get("ratings")
+    got = record.output.get("ratings") if rewards is None else [reward_to_rating(x) for x in rewards]
     ratings: list[Any] = list(got) if isinstance(got, list) else []
     first = founders(partition)
     value: float | None = None
-    if options.quality == "judge" and len(ratings) == len(first) and all(r is not None for r, f in zip(ratings, first, strict=True) if f):
+    if options.quality != "none" and len(ratings) == len(first) and all(r is not None for r, f in zip(ratings, first, strict=True) if f):
         value = utility(partition, ratings, patience=options.patience)
     return {"id": record.unit.get("id", record.key), "key": record.key,
             "subset": record.unit.get("subset", ""), "category": record.unit.get("category", ""),
@@ -176,7 +214,8 @@ def _row(record: Record, partition: list[int], options: NoveltyOptions) -> dict[
             "distinct_paper": distinct_classes(partition) - 1, "utility": value,
             "mean_rating": mean_or_none([float(x) for x in ratings if x is not None]),
             "partition": partition,
-            "founder_ratings": [r for r, f in zip(ratings, first, strict=False) if f]}
+            "founder_ratings": [r for r, f in zip(ratings, first, strict=False) if f],
+            **({} if rewards is None else {"rewards": rewards})}
 
 
 def _per_category(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -213,6 +252,10 @@ def _notes(options: NoveltyOptions, unrated: int, unreadable: int) -> list[str]:
                      "(the paper's score.py). The paper rates with a reward model "
                      "(Skywork-Reward-Gemma-2-27B) mapped to 1-10; a judge's ratings are not "
                      "the same scale.")
+    if options.quality == "reward":
+        notes.append(f"utility_mean: the reward model {options.reward_model}'s raw reward of "
+                     "each answer mapped to 1-10 by the paper's thresholds (score.py), the first "
+                     f"answer of each class counted, weights {options.patience}^i.")
     if unrated:
         notes.append(f"{unrated} prompt(s) have no utility: the judge's rating of a class's "
                      "first answer did not parse.")
