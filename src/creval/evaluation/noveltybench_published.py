@@ -12,7 +12,8 @@ Comparability: the same data (the paper's prompts, by item digest), k = 10, the 
 sampling at temperature 1 and 512 tokens, patience 0.8, the packaged wording. The published
 partitions come from the paper's similarity classifier and its utility from its reward model;
 a run partitioned and rated by an LLM judge (the paper's ``gpt4`` equivalence protocol) is
-placed beside them with that difference of instruments said on every row.
+placed beside them with that difference of instruments said in the protocol. ``--quality
+reward`` with the paper's reward model measures utility as the paper did.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def protocol() -> Protocol:
         "paper's code; " + INSTRUMENTS,
         options={"subset": (None, "curated", "both"), "k": 10, "sampling": "default",
                  "max_tokens": 512, "temperature": 1.0, "partitioner": PARTITIONERS,
-                 "quality": "judge", "patience": 0.8, "judge_prompt_file": None,
+                 "quality": ("reward", "judge"), "patience": 0.8,
+                 "reward_model": "Skywork/Skywork-Reward-Gemma-2-27B-v0.2", "judge_prompt_file": None,
                  "quality_prompt_file": None, "system_prompt_file": None,
                  "again_prompt_file": None})
 

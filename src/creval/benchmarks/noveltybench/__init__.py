@@ -7,8 +7,8 @@ sets read from the user's copy of ``novelty-bench/novelty-bench`` (MIT). The par
 classes comes from ``--partitioner``: ``judge`` (the paper's LLM-judge protocol through the
 run's judge), or any creval entailment spec (``embedding``, ``embedding:0.9``, ``hf:...``,
 ``llm``) with the same greedy representative partition. Quality: ``--quality judge`` (a 1-10
-rating by the run's judge, our rubric wording) or ``none``. The paper's reward model
-(Skywork-Reward-Gemma-2-27B) is not run by creval.
+rating by the run's judge, our rubric wording), ``reward`` (the paper's reward model through
+transformers, mapped to 1-10 by its thresholds) or ``none``.
 """
 
 from __future__ import annotations
