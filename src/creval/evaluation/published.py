@@ -86,6 +86,10 @@ def run_item_values(run: Run) -> ItemValues:
         parser = str(run.manifest.options.get("parser", "strict"))
         rows, _ = judgement_rows(run.records, lang="ja" if bench == "jcq" else "en", parser=parser)
         return per_question(rows)
+    if bench == "noveltybench":
+        from creval.evaluation.noveltybench_published import run_values
+
+        return run_values(run)
     if bench == "neocoder" and run.scores is not None:
         out: ItemValues = defaultdict(dict)
         for row in run.scores.table:
@@ -235,6 +239,10 @@ def source_protocol(benchmark: str) -> Protocol | None:
         from creval.evaluation.ttcw_published import ttcw_protocol
 
         return ttcw_protocol()
+    if benchmark == "noveltybench":
+        from creval.evaluation.noveltybench_published import protocol
+
+        return protocol()
     return None
 
 
@@ -263,4 +271,13 @@ def find_published(run: Run, published: Path | None = None) -> tuple[list[Publis
             return [], "no released TTCW judges (data/annotations_*.jsonl) in the run's --data folder"
         return [Published(name, bench, ttcw.ttcw_protocol(), file, {ttcw.MEASURE: values})
                 for name, file, values in ttcw.released_values(folder)], None
+    if bench == "noveltybench":
+        from creval.evaluation import noveltybench_published as nb
+
+        site = nb.site_folder(run, published)
+        if site is None:
+            return [], ("the site's published results were not found beside the run's --data; "
+                        "pass --published-data with a copy of novelty-bench.github.io")
+        return [Published(model, bench, nb.protocol(), file, values)
+                for model, file, values in nb.published_sources(site)], None
     return [], f"no paper released per-item results of {bench}"

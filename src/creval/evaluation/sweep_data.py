@@ -13,6 +13,8 @@ The pairs, per benchmark (:func:`measure_pairs`), each item carrying both values
 - ``macgyver``, ``hypogen``, ``bookmia``: semantic entropy against each judge's overall
   verdict, per solution;
 - ``neocoder``: divergent against convergent creativity at each state ``t``, per problem.
+- ``noveltybench``: the number of distinct answers among k against the judge's mean rating
+  of the k answers, per prompt.
 
 Other benchmarks have no such pair and cannot be swept.
 """
@@ -32,7 +34,8 @@ from creval.records import Scores
 
 SWEEP_FORMAT = 1
 #: Benchmarks with a divergent measure and a quality measure of the same run.
-SWEEPABLE = ("dat", "sat", "ttct", "jcq", "macgyver", "hypogen", "bookmia", "neocoder")
+SWEEPABLE = ("dat", "sat", "ttct", "jcq", "macgyver", "hypogen", "bookmia", "neocoder",
+             "noveltybench")
 
 
 @dataclass(frozen=True)
@@ -118,8 +121,19 @@ def _neocoder(run: Run, scores: Scores) -> list[Pair]:
                  list(items[f"convergent@{t}"])) for t in states]
 
 
+def _noveltybench(run: Run, scores: Scores) -> list[Pair]:
+    rows = [r for r in scores.table if "distinct" in r]
+    quality = [_num(r.get("mean_rating")) for r in rows]
+    if all(q is None for q in quality):  # --quality none: nothing to draw against
+        return []
+    return [Pair("distinct_mean", "NoveltyBench distinct answers in k", "mean_rating",
+                 "judge's mean rating of the k answers (1-10)",
+                 [_num(r["distinct"]) for r in rows], quality)]
+
+
 _PAIRS = {"dat": _dat, "sat": _sat, "ttct": _rubric, "jcq": _rubric, "macgyver": _openended,
-          "hypogen": _openended, "bookmia": _openended, "neocoder": _neocoder}
+          "hypogen": _openended, "bookmia": _openended, "neocoder": _neocoder,
+          "noveltybench": _noveltybench}
 
 
 def measure_pairs(run: Run) -> list[Pair]:
