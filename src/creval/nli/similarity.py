@@ -118,6 +118,10 @@ class SimilarityEntailment:
                 "save_pretrained, or a model already in the Hugging Face cache."
             )
             quiet_hf()
+            try:
+                model = AutoModelForSequenceClassification.from_pretrained(self.name)
+            except (OSError, ValueError) as exc:
+                raise CrevalError(f"{self.spec}: cannot load the model ({exc}). {hint}") from exc
             tokenizer, errors = None, []
             for source in dict.fromkeys((self.name, PAPER_TOKENIZER)):
                 try:
@@ -127,10 +131,6 @@ class SimilarityEntailment:
                     errors.append(f"{source}: {exc}")
             if tokenizer is None:
                 raise CrevalError(f"{self.spec}: cannot load a tokenizer ({'; '.join(errors)}). {hint}")
-            try:
-                model = AutoModelForSequenceClassification.from_pretrained(self.name)
-            except (OSError, ValueError) as exc:
-                raise CrevalError(f"{self.spec}: cannot load the model ({exc}). {hint}") from exc
             if model.config.num_labels != 2:
                 raise CrevalError(
                     f"{self.spec}: expected a two-output (different, same) classifier, got "
