@@ -18,6 +18,10 @@ Specs:
 * ``embedding`` / ``embedding:THRESHOLD``: cosine similarity of sentence embeddings
   (``embedder=``, default ``minilm``) at or above THRESHOLD (default 0.85) counts as
   entailment. An approximation, and labelled as one (``approximate: True``).
+* ``similarity`` / ``similarity:NAME_OR_PATH``: NoveltyBench's same/different classifier
+  (default ``yimingzhang/deberta-v3-large-generation-similarity``) with the paper's input
+  format and threshold; "same" is entailment both ways, "different" neutral. Options:
+  ``device``, ``batch_size``.
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ __all__ = [
     "partition_texts",
 ]
 
-ENTAILMENT_SPECS = ("hf", "hf:NAME_OR_PATH", "llm", "embedding", "embedding:THRESHOLD")
+ENTAILMENT_SPECS = ("hf", "hf:NAME_OR_PATH", "llm", "embedding", "embedding:THRESHOLD",
+                    "similarity", "similarity:NAME_OR_PATH")
 
 
 def get_entailment(
@@ -70,7 +75,7 @@ def get_entailment(
     >>> get_entailment("bert")
     Traceback (most recent call last):
     ...
-    creval.errors.CrevalError: Unknown entailment spec 'bert'. Use one of: hf, hf:NAME_OR_PATH, llm, embedding, embedding:THRESHOLD.
+    creval.errors.CrevalError: Unknown entailment spec 'bert'. Use one of: hf, hf:NAME_OR_PATH, llm, embedding, embedding:THRESHOLD, similarity, similarity:NAME_OR_PATH.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise CrevalError(f"An entailment spec must be a non-empty string, got {spec!r}.")
@@ -96,6 +101,12 @@ def get_entailment(
         from creval.nli.embedding import EmbeddingEntailment, parse_threshold
 
         return EmbeddingEntailment(embedder, threshold=parse_threshold(rest))
+    if kind == "similarity":
+        from creval.nli.similarity import DEFAULT_SIMILARITY_MODEL, SimilarityEntailment
+
+        return SimilarityEntailment(
+            rest.strip() or DEFAULT_SIMILARITY_MODEL, device=device, batch_size=batch_size
+        )
     raise CrevalError(
         f"Unknown entailment spec {spec!r}. Use one of: {', '.join(ENTAILMENT_SPECS)}."
     )

@@ -1,0 +1,145 @@
+"""How far creval's offline partitioners are from NoveltyBench's published partitions.
+
+NoveltyBench published, for 8 models of its 2025-03-27 curated run, every prompt's 10
+generations and the partition its DeBERTa similarity classifier made of them. This bench
+re-partitions the same generations with each offline partitioner creval has (greedily, as
+the paper: :mod:`creval.analyses.noveltybench_partitioners`) and prints the agreement table:
+per model and partitioner, the mean adjusted Rand index with the published partition, the
+mean error in the number of classes (ours - published), each with a 95% t interval over
+prompts, the share of prompts with exactly the published class count, and the prompts used.
+
+Partitioners:
+
+* ``embedding:T``: cosine of the packaged English sentence embedder (``minilm``) at
+  threshold T (``--thresholds``; creval's default is 0.85). Each text is embedded once and
+  shared by every threshold.
+* ``llm``: creval's NLI prompt answered by the offline ``local`` model (SmolLM2-135M), on
+  ``--llm-prompts`` prompts per model (default 0: skipped). A prompt's 10 answers need up to
+  90 verdicts on inputs of about 600 tokens; on the loaded 2-core machine one prompt did not
+  finish in 8 minutes, so the table has no ``llm`` row.
+* ``similarity``: the paper's classifier (``yimingzhang/deberta-v3-large-generation-
+  similarity``), only when its weights are on this machine (the hub is not reachable here).
+
+The published files are read in place from ``--site`` (default ``../shared/data/noveltybench/site``).
+
+    PYTHONPATH=src .venv/bin/python bench/noveltybench_partitioners.py --prompts 50 \
+        --thresholds 0.6 0.7 0.85 --json /tmp/nbp.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from creval.analyses.noveltybench_partitioners import (
+    agreement_markdown,
+    partitioner_agreement,
+    published_models,
+    read_published,
+)
+from creval.errors import CrevalError
+from creval.nli import Entailment, get_entailment
+
+SITE = Path(__file__).resolve().parents[2] / "shared" / "data" / "noveltybench" / "site"
+MODELS = ("gpt-4o-2024-11-20", "gpt-4o-mini-2024-07-18", "gemma-2-9b-it", "Llama-3.1-8B-Instruct",
+          "claude-3-5-haiku@20241022", "gemini-1.5-pro", "Llama-3.2-1B-Instruct",
+          "command-r7b-12-2024")
+
+
+class MemoEmbedder:
+    """An embedder that embeds each distinct text once (shared by every threshold)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.spec, self._vectors = inner, inner.spec, {}
+
+    def identity(self) -> dict[str, Any]:
+        return dict(self.inner.identity())
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if todo:
+            self._vectors.update(zip(todo, self.inner.embed(todo), strict=True))
+        return np.stack([self._vectors[t] for t in texts]) if texts else self.inner.embed([])
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def load(site: Path, models: Sequence[str], n_prompts: int) -> dict[str, list[Any]]:
+    """The first ``n_prompts`` prompt ids (by number) common to every model, per model."""
+    files = published_models(site)
+    unknown = [m for m in models if m not in files]
+    if unknown:
+        raise CrevalError(f"No scores.jsonl for {unknown} under {site}; have {sorted(files)}.")
+    by_model = {m: read_published(files[m]) for m in models}
+    common = set.intersection(*({p.id for p in ps} for ps in by_model.values()))
+    ids = [p.id for p in by_model[models[0]] if p.id in common][:n_prompts]
+    return {m: read_published(files[m], ids=ids) for m in models}
+
+
+def similarity_backend() -> tuple[Entailment | None, str]:
+    """The paper's classifier when its weights load here, else why not."""
+    try:
+        backend = get_entailment("similarity")
+        backend.identity()  # loads the weights
+    except CrevalError as exc:
+        return None, str(exc)
+    return backend, ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--site", type=Path, default=SITE)
+    parser.add_argument("--models", nargs="+", default=list(MODELS))
+    parser.add_argument("--prompts", type=int, default=100, help="prompts per model")
+    parser.add_argument("--thresholds", nargs="+", type=float, default=[0.6, 0.7, 0.85])
+    parser.add_argument("--llm-prompts", type=int, default=0, help="prompts per model for llm")
+    parser.add_argument("--llm-models", type=int, default=5, help="models for llm")
+    parser.add_argument("--json", type=Path, help="write the rows here as JSON")
+    args = parser.parse_args()
+
+    from creval.embed import get_embedder
+
+    published = load(args.site, args.models, args.prompts)
+    log(f"{len(published)} models x {len(next(iter(published.values())))} prompts")
+    memo = MemoEmbedder(get_embedder("minilm"))
+    partitioners: dict[str, Entailment] = {
+        f"embedding:{t:g}": get_entailment(f"embedding:{t:g}", embedder=memo) for t in args.thresholds
+    }
+    frames = []
+    for name, backend in partitioners.items():
+        for model, prompts in published.items():
+            frames.append(partitioner_agreement({model: prompts}, {name: backend}))
+            log(f"{name} {model}: ARI {frames[-1]['ari'].iloc[0]:.2f} ({frames[-1]['seconds'].iloc[0]:.0f} s)")
+    similarity, why = similarity_backend()
+    if similarity is not None:
+        frames.append(partitioner_agreement(published, {"similarity": similarity}))
+    else:
+        log(f"similarity: not run ({why})")
+    if args.llm_prompts > 0:
+        from creval.models import ModelOptions, get_model
+
+        model = get_model("local", ModelOptions(concurrency=1))
+        subset = {m: ps[: args.llm_prompts] for m, ps in list(published.items())[: args.llm_models]}
+        llm = get_entailment("llm", generate=model.generate)
+        frames.append(partitioner_agreement(subset, {"llm": llm}))
+        log(f"llm (local): done ({frames[-1]['seconds'].sum():.0f} s)")
+    import pandas as pd
+
+    frame = pd.concat(frames, ignore_index=True).sort_values(["model", "partitioner"], kind="stable")
+    print(agreement_markdown(frame))
+    if similarity is None:
+        print(f"`similarity` (the paper's classifier): not run, {why}")
+    if args.json:
+        args.json.write_text(frame.to_json(orient="records", indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
