@@ -38,7 +38,7 @@ def test_tokens_without_a_tokenizer() -> None:
 
 
 EN_BATTERY = {"neocoder", "macgyver", "metric-validity", "oogiri", "lotbench", "ttct", "dat", "sat",
-              "ttcw-judges", "ttcw", "aut"}
+              "ttcw-judges", "ttcw", "aut", "noveltybench"}
 
 
 @pytest.mark.parametrize("size", ["smoke", "standard", "paper"])

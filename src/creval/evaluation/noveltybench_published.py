@@ -31,9 +31,11 @@ from creval.report.references import Protocol
 ItemValues = dict[str, dict[str, float]]
 RELEASE = ("eval", "03-27-2025")
 MEASURES = ("distinct", "utility")
-#: Partitioners placed beside the published partitions: the paper's LLM-judge protocol; the
-#: spec of the paper's own classifier joins here when creval has it.
-PARTITIONERS: tuple[str, ...] = ("judge",)
+#: Partitioners placed beside the published partitions: the paper's own classifier (the
+#: ``similarity`` entailment spec, by name or by the hub id of its weights) and the paper's
+#: LLM-judge protocol (v1.1). Offline stand-ins are not (docs: noveltybench-partitioners).
+PARTITIONERS: tuple[str, ...] = (
+    "similarity", "similarity:yimingzhang/deberta-v3-large-generation-similarity", "judge")
 INSTRUMENTS = ("the published partitions come from the paper's similarity classifier and its "
                "utility from its reward model (Skywork-Reward-Gemma-2-27B, mapped to 1-10); "
                "this run's from its --partitioner and --quality: a difference mixes the model "
