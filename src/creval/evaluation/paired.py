@@ -25,6 +25,7 @@ from typing import Any
 
 from creval.errors import CrevalError
 from creval.evaluation.comparability import RunConditions, conditions_of, reasons
+from creval.evaluation.items import items_of
 from creval.evaluation.published import (
     find_published,
     run_item_values,
@@ -62,7 +63,10 @@ def comparable(protocol: Protocol, run: Run) -> str | None:
     The one place this module asks the comparability rules
     (:mod:`creval.evaluation.comparability`).
     """
-    items = run.scores.units.finished if run.scores is not None else 0
+    # the valid items behind the value (parsed judgements, scored pairs), as the published
+    # check counts them; never the units that merely finished
+    scores = run.scores
+    items = items_of(run.benchmark, next(iter(scores.headline), ""), scores) if scores else 0
     why = reasons(protocol, conditions_of(run), items=items)
     return None if not why else "not comparable: " + "; ".join(why)
 
