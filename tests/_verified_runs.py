@@ -147,7 +147,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         seconds += one["seconds"]
         slowest += one["slowest"]
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
+    if reporter is not None and checked:
         reporter.write_sep("-", f"creval verify: {checked - len(bad)} of {checked} run(s) written "
                            f"by the tests are clean ({seconds:.1f} s of verify; slowest: "
                            f"{', '.join(sorted(slowest, reverse=True)[:3]) or '-'})")

@@ -89,8 +89,14 @@ def placement_text(p: Mapping[str, Any]) -> str:
     >>> placement_text({"difference": 1.5, "low": 0.5, "high": 2.5, "p_holm": 0.01,
     ...                 "verdict": "behind", "n_published": 40, "n_this": 20})
     'published - this run = 1.5 [0.5, 2.5], p_holm 0.01 (unpaired, 40 vs 20 lists): behind'
+    >>> placement_text({"difference": 1.5, "low": None, "high": None, "p_holm": 0.01,
+    ...                 "interval_note": "n=8: too few items for an interval (needs 30)",
+    ...                 "verdict": "behind", "n_published": 40, "n_this": 8})[:74]
+    'published - this run = 1.5 (n=8: too few items for an interval (needs 30))'
     """
-    return (f"published - this run = {p['difference']:.3g} [{p['low']:.3g}, {p['high']:.3g}], "
+    interval = (f"[{p['low']:.3g}, {p['high']:.3g}]" if p.get("low") is not None
+                else f"({p.get('interval_note') or 'no interval'})")
+    return (f"published - this run = {p['difference']:.3g} {interval}, "
             f"p_holm {p['p_holm']:.2g} (unpaired, {p['n_published']} vs {p['n_this']} lists): "
             f"{p['verdict']}")
 
