@@ -239,6 +239,3 @@ def test_the_paper_preset_is_comparable_and_a_changed_judge_option_or_snapshot_i
     assert _jcq(sparse)["items"] == {"valid": 350, "finished": 700, "planned": 700,
                                      "what": "questions with a parsed judgement",
                                      "detail": "350 of 3500 judgements parsed"}
-    # compare --published counts the same valid items (it counted the 700 finished units)
-    done = creval("compare", str(sparse / "jcq"), "--published")
-    assert done.returncode == 2 and "350 items behind the value" in done.stderr, done.stderr

@@ -20,7 +20,8 @@ holds one set of conditions.
 A placement is **unpaired**: a DAT trial is one draw of one prompt, so trials are
 exchangeable and nothing pairs trial 3 of the run with list 3 of a model. Per released model
 (and the people) it gives the difference of means (**published minus this run**, as the
-paired comparisons), its two-sample bootstrap 95% interval and the permutation p-value
+paired comparisons), its 95% interval (Welch with Hall's correction, from 30 trials a
+side) and the permutation p-value
 (:mod:`creval.metrics.unpaired`), Holm-corrected across the models and the people of the
 protocol.
 """

@@ -3,8 +3,8 @@ run of the user's on the same items.
 
 For each published model (:mod:`creval.evaluation.published`) and measure, the run's and the
 model's values are paired on the items both measured, and the comparison gives the mean
-difference (**published minus this run**), its paired bootstrap 95% interval, the paired
-sign-flip permutation p-value, that p-value after Holm's correction across every comparison
+difference (**published minus this run**), its 95% interval (t with Hall's correction),
+the paired sign-flip permutation p-value, that p-value after Holm's correction across every comparison
 of the report, and the smallest difference the paired items could detect at 80% power
 (:mod:`creval.metrics.paired`). A run is compared with a published source only when it
 measured under the source's protocol (:func:`comparable`); otherwise the report says why.
