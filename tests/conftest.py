@@ -6,6 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 from _servers import LlamaServer
+from _verified_runs import (  # noqa: F401  (hooks: creval verify on every run the tests write)
+    pytest_configure,
+    pytest_runtest_protocol,
+    pytest_sessionfinish,
+)
 from tests_paths import REPO, SHARED_DATA, shared_data_path  # noqa: F401  (re-exported)
 
 

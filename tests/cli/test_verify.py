@@ -45,6 +45,8 @@ def ttct_run(out: Path, *extra: str) -> Path:
     return out
 
 
+@pytest.mark.unverified_runs("checks verify clean on each run first, then edits the manifest, "
+                             "scores.json, records.jsonl and the prompt file to see it named")
 def test_verify_is_clean_on_dat_sat_and_ttct_runs_and_names_each_edit(tmp_path: Path) -> None:
     lists = ["\n".join(WORDS[i:i + 10]) for i in range(3)]
     dat = scripted_dat_run(tmp_path, "dat-model", lists, trials=3)
@@ -69,8 +71,8 @@ def test_verify_is_clean_on_dat_sat_and_ttct_runs_and_names_each_edit(tmp_path: 
     manifest["options"]["temperature"] = 1.0
     (ttct / "manifest.json").write_text(json.dumps(manifest))
     said = differences(ttct)
-    assert any(d.startswith("manifest.json says temperature=1.0; the tested model's requests in "
-                            "records.jsonl say 0.0 (2 requests)") for d in said), said
+    assert ("temperature: manifest.json says 1.0, but 2 request(s) of the target in "
+            "records.jsonl sent 0.0") in said, said
     assert any("scores.json was computed from other records, units or options" in d for d in said)
     manifest["options"]["temperature"] = 0.0
     (ttct / "manifest.json").write_text(json.dumps(manifest))
@@ -129,6 +131,8 @@ def jcq_run(out: Path) -> Path:
     return out
 
 
+@pytest.mark.unverified_runs("corrupts one run's records and names an unknown benchmark in the "
+                             "other, to see both refused")
 def test_verify_and_references_check_refuse_bad_runs_and_go_on(tmp_path: Path) -> None:
     good = jcq_run(tmp_path / "profile" / "good")
     bad = jcq_run(tmp_path / "profile" / "bad")

@@ -17,8 +17,10 @@ from scipy import stats
 
 from creval.metrics.curves import DIFFERENCE_MIN_ITEMS, mean_difference_ci
 from creval.metrics.intervals import MIN_ITEMS, difference_intervals, mean_intervals
+from creval.metrics.paired import paired_difference
 from creval.metrics.percentile import percentile_bounds
 from creval.metrics.trend import TREND_MIN_PAIRS, spearman_trend
+from creval.metrics.unpaired import UNPAIRED_MIN_ITEMS, unpaired_difference
 
 NOMINAL, SLACK = 0.95, 0.02
 SIZES = (2, 5, 10, 30)
@@ -96,11 +98,15 @@ def test_difference_of_means_covers_or_is_not_printed(case: str) -> None:
     rng = np.random.default_rng(3)
     for n in SIZES:
         a, b = da(rng, (3000, n)), db(rng, (3000, n))
-        if n < DIFFERENCE_MIN_ITEMS:
+        if n < min(DIFFERENCE_MIN_ITEMS, UNPAIRED_MIN_ITEMS):
             assert mean_difference_ci(a[0].tolist(), b[0].tolist()).low is None
+            assert unpaired_difference(a[0].tolist(), b[0].tolist()).low is None
             continue
-        # mean_difference_ci is difference_intervals row by row (test_curves.py)
+        # mean_difference_ci (test_curves.py) and unpaired_difference (DAT's comparisons) are
+        # difference_intervals row by row
         _, low, high = difference_intervals(a, b, confidence=NOMINAL)
+        one = unpaired_difference(a[0].tolist(), b[0].tolist())
+        assert (one.low, one.high) == pytest.approx((low[0], high[0]))
         ok = ~np.isnan(low)
         hit = (low <= ma - mb) & (ma - mb <= high)
         assert hit[ok].mean() >= NOMINAL - SLACK, (case, n, hit[ok].mean())
@@ -142,3 +148,38 @@ def test_trend_covers_or_is_not_printed(noise: str) -> None:
             hits += t.low is not None and t.high is not None and t.low <= truth <= t.high
         if k * per >= TREND_MIN_PAIRS:
             assert hits / printed >= NOMINAL - SLACK - 0.01, (noise, k, per, hits / printed)
+
+
+PAIRED = {  # per item, a judge's score of two models that share the item's difficulty
+    "exponential item effect, 0/1 answers": (
+        lambda r, s: r.exponential(1.0, s), lambda r, s, base: (r.random(s) < 0.3).astype(float)),
+    "Likert scores of two models": (
+        lambda r, s: 1.0 + r.choice(5, size=s, p=LIKERT),
+        lambda r, s, base: np.clip(base + r.choice([-1.0, 0.0, 1.0], size=s, p=[0.2, 0.5, 0.3]), 1, 5)),
+}
+
+
+@pytest.mark.parametrize("name", list(PAIRED))
+def test_paired_difference_covers_or_is_not_printed(name: str) -> None:
+    """The paired difference (``compare --paired``, ``--published``) is the interval of the
+    mean of the differences: its coverage is that of the mean interval on the (skewed or
+    bounded) differences, checked here against the true mean difference, estimated from a
+    large sample of the same model."""
+    first, shift = PAIRED[name]
+    rng = np.random.default_rng(7)
+    big = first(rng, (400_000,))
+    truth = float(np.mean(shift(rng, big.shape, big) - big)) if name.startswith("Likert") else \
+        float(np.mean(big + shift(rng, big.shape, big) - big))
+    for n in SIZES:
+        a = first(rng, (4000, n))
+        b = shift(rng, a.shape, a) if name.startswith("Likert") else a + shift(rng, a.shape, a)
+        one = paired_difference(b[0].tolist(), a[0].tolist())
+        _, low, high = mean_intervals(b - a)
+        assert (one.low is None) == bool(np.isnan(low[0])), (name, n)
+        if n < MIN_ITEMS:
+            assert np.isnan(low).all(), (name, n)
+            continue
+        assert one.low == pytest.approx(low[0]) and one.high == pytest.approx(high[0])
+        printed = ~np.isnan(low)
+        hit = (low <= truth) & (truth <= high)
+        assert hit[printed].mean() >= NOMINAL - SLACK, (name, n, hit[printed].mean())

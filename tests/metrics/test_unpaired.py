@@ -57,17 +57,21 @@ def test_monte_carlo_p_is_close_to_the_exact_one() -> None:
     assert abs(mc - t) < 0.05
 
 
-def test_bootstrap_interval_agrees_with_scipy() -> None:
-    rng = np.random.default_rng(1)
-    a = [float(v) for v in rng.normal(80, 5, 40)]
-    b = [float(v) for v in rng.normal(77, 6, 25)]
-    ours = unpaired_difference(a, b, resamples=8000, seed=2)
-    ref = stats.bootstrap((a, b), lambda x, y: np.mean(x) - np.mean(y), method="percentile",
-                          n_resamples=8000, vectorized=False, random_state=4).confidence_interval
+def test_interval_is_welch_on_symmetric_data_and_absent_below_30_a_side() -> None:
+    """Symmetric groups (no skewness) give Welch's t interval exactly (scipy); skewed ones
+    are shifted by Hall's correction; below 30 values a side there is no interval."""
+    a = [float(v) for v in (np.arange(36) % 9)]  # 0-8 four times: symmetric about 4
+    b = [float(v) for v in (np.arange(30) % 5)]  # 0-4 six times: symmetric about 2
+    ours = unpaired_difference(a, b)
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
     assert ours.difference == pytest.approx(np.mean(a) - np.mean(b))
-    assert ours.low == pytest.approx(ref.low, abs=0.25)
-    assert ours.high == pytest.approx(ref.high, abs=0.25)
-    assert ours.low < ours.difference < ours.high
+    assert (ours.low, ours.high) == pytest.approx((ref.low, ref.high), rel=1e-9)
+    rng = np.random.default_rng(1)
+    skewed = unpaired_difference(rng.exponential(1, 40).tolist(), rng.exponential(1, 35).tolist())
+    assert skewed.low is not None and skewed.high is not None
+    assert skewed.low < skewed.difference < skewed.high
+    few = unpaired_difference(a[:29], b)
+    assert few.low is None and few.reason == "n=29: too few items for an interval (needs 30)"
 
 
 def test_bad_input_says_what_to_fix() -> None:

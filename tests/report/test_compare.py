@@ -38,6 +38,7 @@ def runs(tmp_path: Path) -> list[Path]:
     return out
 
 
+@pytest.mark.unverified_runs("hand-made profiles: scores.json written directly, no records")
 def test_the_all_row_correlates_the_all_task_means_with_dat_and_sat(tmp_path: Path) -> None:
     result = compare_runs(runs(tmp_path))
     dat = {m: MODELS[m][1] for m in MODELS}

@@ -28,6 +28,10 @@ PAYLOAD = ("<img src=x onerror=\"document.body.setAttribute('data-pwned','img')\
            "</script><script>document.body.setAttribute('data-pwned','script')</script>")
 TRIALS = 25
 
+#: Why the runs of the test benchmark ``toy`` are not verified at the session's end.
+TOY = ("runs of a benchmark registered only while the test runs, so the session's verify "
+       "cannot re-score them")
+
 
 def _reply(body: dict[str, Any]) -> tuple[int, str]:
     """DAT: ten seeded nouns (every 7th trial a refusal, so it is excluded); SAT: a rewrite
@@ -195,6 +199,7 @@ DECLARED = [
 ]
 
 
+@pytest.mark.unverified_runs(TOY)
 def test_declared_plots_are_drawn_and_a_bad_one_is_named(tmp_path: Path) -> None:
     run = _run_dir(tmp_path / "run", {"headline": {"x": 1.5}, "plots": DECLARED},
                    [Record(key="k", status="ok", output={"text": "hi"})])
@@ -205,6 +210,7 @@ def test_declared_plots_are_drawn_and_a_bad_one_is_named(tmp_path: Path) -> None
     assert "Plot &#x27;Broken&#x27; not drawn: data.values has 2 values for 1 labels." in page
 
 
+@pytest.mark.unverified_runs(TOY)
 def test_without_matplotlib_the_report_keeps_its_tables(tmp_path: Path) -> None:
     run = _run_dir(tmp_path / "run", {"headline": {"x": 1.5}, "plots": DECLARED[:1],
                                       "table": [{"key": "k", "score": 0.25}]},
@@ -231,6 +237,7 @@ def _judged_run(root: Path, long_answer: str) -> Path:
     ])
 
 
+@pytest.mark.unverified_runs(TOY)
 def test_report_command_writes_html_and_prints_its_path(tmp_path: Path) -> None:
     from creval.cli import app
 
@@ -249,6 +256,7 @@ def test_report_command_writes_html_and_prints_its_path(tmp_path: Path) -> None:
     assert data["cut_texts"] == 1
 
 
+@pytest.mark.unverified_runs(TOY)
 def test_a_large_run_gives_a_bounded_page(tmp_path: Path) -> None:
     records = [Record(key=f"k{i}", status="ok", output={"text": f"{i} " + "lorem ipsum " * 250})
                for i in range(6000)]
@@ -265,6 +273,7 @@ def test_a_large_run_gives_a_bounded_page(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.unverified_runs(TOY)
 def test_judge_calls_and_cut_texts_show_in_chromium(tmp_path: Path) -> None:
     binary = chromium_or_skip()
     run = _judged_run(tmp_path / "run", "word " * 5000)

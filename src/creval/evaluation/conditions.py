@@ -206,7 +206,7 @@ def _applied(benchmark: str, options: Mapping[str, Any], ev: Evidence
     for name, (role, name_in_request) in REQUEST_OPTIONS.get(benchmark, {}).items():
         if options.get(name) is None or role not in ev.sent:  # unset: the backend's default
             continue
-        problems += _disagreement(name, options[name], ev.sent[role], name_in_request)
+        problems += disagreements(name, options[name], ev.sent[role], name_in_request)
         asked = ev.asked[role]
         seen = asked.values.get(name_in_request)
         if seen:
@@ -231,7 +231,7 @@ def _applied(benchmark: str, options: Mapping[str, Any], ev: Evidence
     return applied, problems, notes
 
 
-def _disagreement(name: str, said: Any, sent: RoleEvidence, name_in_request: str) -> list[str]:
+def disagreements(name: str, said: Any, sent: RoleEvidence, name_in_request: str) -> list[str]:
     """Where the manifest's value of ``name`` is not what the role's requests sent."""
     values: Mapping[Any, int] = sent.values.get(name_in_request) or {}
     other = [(v, n) for v, n in values.items() if v != NOT_SENT and not same(v, said)]
@@ -284,5 +284,5 @@ def is_self_judged(scores: Scores) -> bool:
     return str(scores.headline.get("judged_by", "")).startswith("self-judged")
 
 
-__all__ = ["EFFECT_OPTIONS", "REQUEST_OPTIONS", "Applied", "RunConditions", "bare",
+__all__ = ["EFFECT_OPTIONS", "REQUEST_OPTIONS", "Applied", "RunConditions", "bare", "disagreements",
            "conditions_of", "effective_options", "endpoint", "is_self_judged", "same", "self_judged", "shown"]

@@ -20,7 +20,8 @@ holds one set of conditions.
 A placement is **unpaired**: a DAT trial is one draw of one prompt, so trials are
 exchangeable and nothing pairs trial 3 of the run with list 3 of a model. Per released model
 (and the people) it gives the difference of means (**published minus this run**, as the
-paired comparisons), its two-sample bootstrap 95% interval and the permutation p-value
+paired comparisons), its 95% interval (Welch with Hall's correction, from 30 trials a
+side) and the permutation p-value
 (:mod:`creval.metrics.unpaired`), Holm-corrected across the models and the people of the
 protocol.
 """
@@ -198,8 +199,8 @@ def released_references(run: Run, measure: str) -> list[tuple[Protocol, list[tup
 
 def placements(ours: Sequence[float], groups: Sequence[Sequence[float]], *,
                seed: int = 0) -> list[dict[str, Any]]:
-    """Per group: ``mean(group) - mean(ours)`` with its two-sample bootstrap interval, the
-    permutation p and Holm's p across the groups, and the verdict of this run's standing.
+    """Per group: ``mean(group) - mean(ours)`` with its unpaired interval (Welch with Hall's
+    correction, from 30 trials a side), the permutation p and Holm's p across the groups, and the verdict of this run's standing.
 
     >>> ours = [70.0, 71.0, 72.0, 70.5, 71.5, 70.5]
     >>> rows = placements(ours, [[80.0, 81.0, 79.0, 82.0, 80.5, 79.5], [70.0, 72.0, 71.0]])
@@ -211,10 +212,12 @@ def placements(ours: Sequence[float], groups: Sequence[Sequence[float]], *,
 
     rows: list[dict[str, Any]] = []
     for values in groups:
-        d = unpaired_difference(list(values), list(ours), seed=seed)
+        d = unpaired_difference(list(values), list(ours))
         p = permutation_p(list(values), list(ours), seed=seed)
         rows.append({"test": "unpaired", "difference": round(d.difference, 6),
-                     "low": round(d.low, 6), "high": round(d.high, 6), "p": p,
+                     "low": None if d.low is None else round(d.low, 6),
+                     "high": None if d.high is None else round(d.high, 6),
+                     "interval_note": d.reason, "p": p,
                      "n_published": d.n_a, "n_this": d.n_b,
                      "published": round(sum(values) / len(values), 6),
                      "this": round(sum(ours) / len(ours), 6)})

@@ -3,8 +3,8 @@ run of the user's on the same items.
 
 For each published model (:mod:`creval.evaluation.published`) and measure, the run's and the
 model's values are paired on the items both measured, and the comparison gives the mean
-difference (**published minus this run**), its paired bootstrap 95% interval, the paired
-sign-flip permutation p-value, that p-value after Holm's correction across every comparison
+difference (**published minus this run**), its 95% interval (t with Hall's correction),
+the paired sign-flip permutation p-value, that p-value after Holm's correction across every comparison
 of the report, and the smallest difference the paired items could detect at 80% power
 (:mod:`creval.metrics.paired`). A run is compared with a published source only when it
 measured under the source's protocol (:func:`comparable`); otherwise the report says why.
@@ -25,6 +25,7 @@ from typing import Any
 
 from creval.errors import CrevalError
 from creval.evaluation.comparability import RunConditions, conditions_of, reasons
+from creval.evaluation.items import items_of
 from creval.evaluation.published import (
     find_published,
     run_item_values,
@@ -62,7 +63,10 @@ def comparable(protocol: Protocol, run: Run) -> str | None:
     The one place this module asks the comparability rules
     (:mod:`creval.evaluation.comparability`).
     """
-    items = run.scores.units.finished if run.scores is not None else 0
+    # the valid items behind the value (parsed judgements, scored pairs), as the published
+    # check counts them; never the units that merely finished
+    scores = run.scores
+    items = items_of(run.benchmark, next(iter(scores.headline), ""), scores) if scores else 0
     why = reasons(protocol, conditions_of(run), items=items)
     return None if not why else "not comparable: " + "; ".join(why)
 

@@ -9,7 +9,9 @@ For one run directory (or each run of a profile) it checks, and names every diff
   1e-6), the per-item table, the unit counts, and the digest of the records, units and
   options that ``scores.json`` says it was computed from;
 - **manifest against records**: the model of each role and the request options the manifest
-  states (temperature, top_p, max_tokens of the tested model) against the requests recorded;
+  states (those a benchmark sends verbatim, role by role:
+  :data:`~creval.evaluation.conditions.REQUEST_OPTIONS`) against the requests recorded, as
+  :mod:`creval.evaluation.evidence` reads them;
 - **digests**: each record's item digest against the one the manifest planned for its unit,
   the prompts' digests against the generation fingerprint, and each file the run read
   against the same path now (a file changed since the run is said; the run's own digest
@@ -47,8 +49,6 @@ from creval.records import (
 REL_TOL, ABS_TOL = 1e-6, 1e-9
 #: Headline fields set after scoring (not by the scorer), so not re-derived.
 AFTER_SCORING = frozenset({"judged_by"})
-#: Request fields of the tested model whose manifest option of the same name is checked.
-REQUEST_OPTIONS = ("temperature", "top_p", "max_tokens")
 
 
 @dataclass
@@ -107,7 +107,7 @@ def verify_run(path: str | Path) -> Verification:
                          "counted and scored in the order of records.jsonl")
     keys = list(planned) if planned is not None else list(latest)
     _check_items(planned, latest, out)
-    _check_requests(manifest, [latest[k] for k in keys if k in latest], out)
+    _check_requests(root, manifest, [latest[k] for k in keys if k in latest], out)
     _check_files(manifest, inputs, out)
     if scores is not None:
         same = _check_scores(root, manifest, records, keys, scores, out)
@@ -178,37 +178,31 @@ def _check_items(planned: dict[str, Any] | None, latest: dict[str, Record],
                          f"(not scored): {', '.join(outside[:5])}")
 
 
-def _check_requests(manifest: dict[str, Any], records: list[Record], out: Verification) -> None:
-    """The manifest's models and tested-model request options against the recorded requests."""
-    specs: dict[str, Counter[str]] = {}
-    values: dict[str, Counter[str]] = {name: Counter() for name in REQUEST_OPTIONS}
-    for record in records:
-        for call in record.calls:
-            role = str(call.get("role", "target"))
-            specs.setdefault(role, Counter())[str(call.get("model"))] += 1
-            request = call.get("request")
-            if role == "target" and isinstance(request, dict):
-                for name in REQUEST_OPTIONS:
-                    if name in request:
-                        values[name][json.dumps(request[name])] += 1
+def _check_requests(root: Path, manifest: dict[str, Any], records: list[Record],
+                    out: Verification) -> None:
+    """The manifest's models and tested-model request options against the requests the run
+    sent, as :func:`~creval.evaluation.evidence.read_evidence` reads them (a parameter the
+    endpoint rejected, and so did not send, is the manifest's ``not_applied`` business)."""
+    from creval.evaluation.conditions import REQUEST_OPTIONS, disagreements
+    from creval.evaluation.evidence import read_evidence
+
+    sent = read_evidence(root, records).sent
     stated = {"target": manifest.get("model_spec"),
               "judge": (manifest.get("judge") or {}).get("spec"),
               **{r: d.get("spec") for r, d in (manifest.get("roles") or {}).items()
                  if isinstance(d, dict)}}
-    for role, seen in specs.items():
+    for role, evidence in sent.items():
         spec = stated.get(role)
-        if spec is not None and spec not in seen:
+        if spec is not None and spec not in evidence.specs:
             out.differences.append(f"manifest.json names {spec} as the {role} model; the "
-                                   f"{role} requests in {RECORDS} were sent to {_counted(seen)}")
-    from creval.evaluation.conditions import REQUEST_OPTIONS as SENT
-
-    # only where the option is the tested model's request value (LoTbench's, NeoCoder's and the
-    # open-ended benchmarks' roles send other temperatures on purpose)
-    options = (manifest.get("options") or {}) if manifest.get("benchmark") in SENT else {}
-    for name, seen in values.items():
-        if name in options and seen and json.dumps(options[name]) not in seen:
-            out.differences.append(f"manifest.json says {name}={json.dumps(options[name])}; the "
-                                   f"tested model's requests in {RECORDS} say {_counted(seen)}")
+                                   f"{role} requests in {RECORDS} were sent to "
+                                   f"{_counted(evidence.specs)}")
+    # the options each benchmark sends verbatim, role by role (LoTbench's, NeoCoder's and the
+    # open-ended benchmarks' roles send other temperatures on purpose: not listed there)
+    options = manifest.get("options") or {}
+    for name, (role, field_name) in REQUEST_OPTIONS.get(str(manifest.get("benchmark")), {}).items():
+        if options.get(name) is not None and role in sent:
+            out.differences += disagreements(name, options[name], sent[role], field_name)
 
 
 def _counted(seen: Counter[str]) -> str:

@@ -24,6 +24,13 @@ the reason says so. Counting data of 0/1 or a 1-5 scale are over-covered at smal
 interval is wider than 95% needs): never narrower than its n allows. Heavier skew than
 tested (lognormal sigma 1: skewness 6) still under-covers at n = 30 (92.6%).
 
+Below :data:`HALL_ALONE_FROM` (15) values the sample skewness that drives the correction is
+mostly noise: on discrete, nearly symmetric data (the differences of two models' 1-5
+scores of the same items, ``compare --paired``) Hall's interval alone covered 90.8% at
+n = 10 where the plain t interval covered 96.6%, so there the interval is the union of the
+two (never narrower than either; at least 93% on every distribution tested); from 15 values
+Hall's alone covers at least 93.9% on the same data.
+
 When every value is the same, nothing varied and there is no interval either.
 
 >>> r = mean_interval([3.0, 4.0, 5.0, 4.0, 3.0, 5.0, 4.0, 4.0, 3.0, 5.0])
@@ -42,11 +49,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MIN_ITEMS", "MeanInterval", "describe_interval", "difference_intervals", "mean_interval",
+__all__ = ["HALL_ALONE_FROM", "MIN_ITEMS", "MeanInterval", "describe_interval", "difference_intervals", "mean_interval",
            "mean_intervals", "too_few"]
 
 #: The fewest values :func:`mean_interval` gives an interval from (see the module docstring).
 MIN_ITEMS = 10
+#: From this many values the interval is Hall's alone; below, it also holds the plain t
+#: interval (see the module docstring).
+HALL_ALONE_FROM = 15
 METHOD = "t interval with Hall's skewness correction"
 
 
@@ -133,6 +143,8 @@ def mean_intervals(rows: Any, *, confidence: float = 0.95,
     se = sd / math.sqrt(n)
     low = np.where(spread, mean - se * _hall_inverse(q, kappa), np.nan)
     high = np.where(spread, mean - se * _hall_inverse(-q, kappa), np.nan)
+    if n < HALL_ALONE_FROM:  # the skewness of so few values is noise: never narrower than t
+        low, high = np.minimum(low, mean - q * se), np.maximum(high, mean + q * se)
     return mean, low, high
 
 

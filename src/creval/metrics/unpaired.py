@@ -4,9 +4,13 @@ When the values of the two groups are exchangeable trials (DAT: every trial answ
 single prompt, so trial 3 of one model has no partner in another model's trial 3), nothing
 pairs them up, and the comparison is the two-sample one on ``d = mean(a) - mean(b)``:
 
-* :func:`unpaired_difference`: ``d`` with its two-sample percentile bootstrap interval: each
-  resample draws ``a`` and ``b`` with replacement, independently (Efron and Tibshirani 1993,
-  ch. 13 and 16), and takes the difference of the resampled means.
+* :func:`unpaired_difference`: ``d`` with Welch's t interval under Hall's skewness
+  correction (:func:`creval.metrics.intervals.difference_intervals`), from
+  :data:`UNPAIRED_MIN_ITEMS` values on each side; below, ``d`` and the reason, no interval.
+  The two-sample percentile bootstrap it used before covered a nominal 95% only 53-62% of
+  the time at 2 values a side, 70-84% at 5, 86-90% at 10 and 90.5% at 30 on exponential
+  against beta(2, 5) data (simulated, ``tests/metrics/test_interval_coverage.py``); this
+  interval covers at least 93% from 30 on the same data.
 * :func:`permutation_p`: the two-sided permutation test of "both groups come from one
   distribution" (Fisher 1935; Good 2005, ch. 3) with the difference in means as statistic:
   the share of the ways to split the pooled values into groups of the same sizes whose
@@ -18,9 +22,9 @@ Several comparisons of one report are corrected together with Holm's step-down m
 (:func:`creval.metrics.paired.holm`). Units: those of the values.
 
 >>> a, b = [3.0, 4.0, 5.0], [1.0, 2.0]
->>> r = unpaired_difference(a, b, seed=0)
->>> r.n_a, r.n_b, r.difference, r.low <= r.difference <= r.high
-(3, 2, 2.5, True)
+>>> r = unpaired_difference(a, b)
+>>> r.n_a, r.n_b, r.difference, r.low, r.reason
+(3, 2, 2.5, None, 'n=2: too few items for an interval (needs 30)')
 >>> permutation_p(a, b)  # 10 splits; only {3,4,5}|{1,2} and {1,2,3}|{4,5} reach |d| 2.5
 0.2
 """
@@ -33,21 +37,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from creval.metrics._validate import finite_numbers
+from creval.metrics.intervals import difference_intervals, too_few
 
-__all__ = ["UnpairedDifference", "permutation_p", "unpaired_difference"]
+__all__ = ["UNPAIRED_MIN_ITEMS", "UnpairedDifference", "permutation_p", "unpaired_difference"]
+
+#: The fewest values on each side :func:`unpaired_difference` gives an interval from (as
+#: :data:`creval.metrics.curves.DIFFERENCE_MIN_ITEMS`, the same interval).
+UNPAIRED_MIN_ITEMS = 30
 
 
 @dataclass(frozen=True)
 class UnpairedDifference:
-    """``mean(a) - mean(b)`` over independent groups, and its bootstrap interval."""
+    """``mean(a) - mean(b)`` over independent groups, and its interval (None, with the
+    ``reason``, where the groups cannot support one)."""
 
     n_a: int
     n_b: int
     difference: float
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     confidence: float
-    resamples: int
+    reason: str | None = None
 
 
 def _values(values: Any, name: str) -> list[float]:
@@ -65,36 +75,35 @@ def _positive_int(value: int, name: str, minimum: int = 1) -> int:
 
 
 def unpaired_difference(
-    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95, resamples: int = 2000,
-    seed: int = 0,
+    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95,
+    min_items: int = UNPAIRED_MIN_ITEMS,
 ) -> UnpairedDifference:
-    """``mean(a) - mean(b)`` with its two-sample percentile bootstrap interval.
+    """``mean(a) - mean(b)`` with Welch's t interval under Hall's skewness correction, from
+    ``min_items`` values on each side; when neither group varies, no interval either.
 
-    A group of one value (or of equal values) is not resampled into anything else: the
-    interval then reflects the other group's spread only.
-
-    >>> unpaired_difference([2.0, 2.0], [1.0])
-    UnpairedDifference(n_a=2, n_b=1, difference=1.0, low=1.0, high=1.0, confidence=0.95, resamples=2000)
+    >>> unpaired_difference([2.0] * 30, [1.0] * 40).reason
+    'neither group varies: nothing varied, no interval'
+    >>> r = unpaired_difference([float(i % 5) for i in range(30)], [float(i % 3) for i in range(30)])
+    >>> r.difference, round(r.low, 3), round(r.high, 3)
+    (1.0, 0.39, 1.61)
     """
     import numpy as np
 
     xs, ys = np.asarray(_values(a, "a")), np.asarray(_values(b, "b"))
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}.")
-    _positive_int(resamples, "resamples")
-    _positive_int(seed, "seed", minimum=0)
+    _positive_int(min_items, "min_items", minimum=2)
     difference = float(xs.mean() - ys.mean())
-    rng = np.random.default_rng(seed)
-    diffs = np.empty(resamples)
-    for start in range(0, resamples, 500):  # bounded memory: 500 resamples of each at a time
-        size = min(500, resamples - start)
-        mean_a = xs[rng.integers(0, len(xs), size=(size, len(xs)))].mean(axis=1)
-        mean_b = ys[rng.integers(0, len(ys), size=(size, len(ys)))].mean(axis=1)
-        diffs[start:start + size] = mean_a - mean_b
-    low, high = np.quantile(diffs, [(1 - confidence) / 2, (1 + confidence) / 2])
-    # equal values resample to one difference up to rounding: keep the point inside
-    low, high = min(float(low), difference), max(float(high), difference)
-    return UnpairedDifference(len(xs), len(ys), difference, low, high, confidence, resamples)
+    n = min(len(xs), len(ys))
+    if n < min_items:
+        return UnpairedDifference(len(xs), len(ys), difference, None, None, confidence,
+                                  too_few(n, min_items))
+    if np.ptp(xs) == 0 and np.ptp(ys) == 0:
+        return UnpairedDifference(len(xs), len(ys), difference, None, None, confidence,
+                                  "neither group varies: nothing varied, no interval")
+    _, low, high = difference_intervals(xs[None, :], ys[None, :], confidence=confidence)
+    return UnpairedDifference(len(xs), len(ys), difference, float(low[0]), float(high[0]),
+                              confidence)
 
 
 def permutation_p(

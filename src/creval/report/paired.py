@@ -19,13 +19,14 @@ PAIRED_JSON = "paired.json"
 HOW_TO_READ = (
     "Each row pairs this model's per-item values with a published model's on the same items. "
     "The difference is published minus this model (positive: the published model scored "
-    "higher), with a paired bootstrap 95% interval; p is a paired sign-flip permutation test, "
+    "higher), with a 95% interval of the mean difference (t with Hall's skewness correction, "
+    "from 10 items); p is a paired sign-flip permutation test, "
     "p_holm the same after Holm's correction across every comparison of this report. "
     "p_holm < 0.05 says which is ahead; otherwise the two are not distinguishable on these "
     "items, and a true difference smaller than mdd (80% power) could well go unseen. English "
     "DAT is compared unpaired (test 'unpaired') with the five released models and the people, "
-    "every list re-scored by this run's scorer: a two-sample bootstrap interval and a "
-    "permutation p of the difference in means."
+    "every list re-scored by this run's scorer: a Welch interval with Hall's skewness "
+    "correction (from 30 trials a side) and a permutation p of the difference in means."
 )
 
 
@@ -89,8 +90,14 @@ def placement_text(p: Mapping[str, Any]) -> str:
     >>> placement_text({"difference": 1.5, "low": 0.5, "high": 2.5, "p_holm": 0.01,
     ...                 "verdict": "behind", "n_published": 40, "n_this": 20})
     'published - this run = 1.5 [0.5, 2.5], p_holm 0.01 (unpaired, 40 vs 20 lists): behind'
+    >>> placement_text({"difference": 1.5, "low": None, "high": None, "p_holm": 0.01,
+    ...                 "interval_note": "n=8: too few items for an interval (needs 30)",
+    ...                 "verdict": "behind", "n_published": 40, "n_this": 8})[:74]
+    'published - this run = 1.5 (n=8: too few items for an interval (needs 30))'
     """
-    return (f"published - this run = {p['difference']:.3g} [{p['low']:.3g}, {p['high']:.3g}], "
+    interval = (f"[{p['low']:.3g}, {p['high']:.3g}]" if p.get("low") is not None
+                else f"({p.get('interval_note') or 'no interval'})")
+    return (f"published - this run = {p['difference']:.3g} {interval}, "
             f"p_holm {p['p_holm']:.2g} (unpaired, {p['n_published']} vs {p['n_this']} lists): "
             f"{p['verdict']}")
 
@@ -125,13 +132,15 @@ def _n(row: dict[str, Any]) -> str:
 
 HOW_TO_READ_RUNS = (
     "Each row pairs the two runs' per-item values on the same items. The difference is the "
-    "first run minus the second, with a paired bootstrap 95% interval; p is a paired sign-flip "
+    "first run minus the second, with a 95% interval of the mean difference (t with Hall's "
+    "skewness correction, from 10 items); p is a paired sign-flip "
     "permutation test, p_holm the same after Holm's correction across every row. p_holm < 0.05 "
     "says which run is ahead (the verdict is the second run's standing, named in 'verdict of': "
     "behind means the first scored higher); otherwise they are not distinguishable, and a "
     "true difference smaller than mdd (80% power) could well go unseen. DAT runs are compared "
     "unpaired (test 'unpaired': a trial is one draw of one prompt, so no trial has a partner): "
-    "a two-sample bootstrap interval of the difference in means and a permutation p."
+    "a Welch interval with Hall's skewness correction of the difference in means (from 30 "
+    "trials a side) and a permutation p."
 )
 
 
