@@ -60,8 +60,10 @@ def run(
     ctx: typer.Context,
     benchmarks: Annotated[list[str] | None, typer.Argument(help="Benchmark names (see `creval list`).")] = None,
     model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR. Repeat it for a grid of runs: one run directory per model and benchmark, --out/SLUG/BENCHMARK.")] = None,
-    judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself).")] = None,
-    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself). Several, comma-separated (a,b,c): a judge panel, one run per judge below --out/judges, combined by --panel-aggregate; judges of the tested model's family are left out (docs/judges.md).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url; for a panel, one URL per judge, comma-separated, in the order of --judge.")] = None,
+    panel_aggregate: Annotated[str, typer.Option(help="A judge panel's value of an item: mean, majority (the value most judges gave) or trimmed (the lowest and the highest judge's value dropped; needs 3 judges).")] = "mean",
+    allow_same_family_judge: Annotated[bool, typer.Option("--allow-same-family-judge", help="Keep the panel's judges of the tested model's family (by default left out, by reported snapshot).")] = False,
     role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: the model of a benchmark's own role (lotbench: e1, e2; oogiri: rewriter), as --NAME SPEC does; it falls back to --judge, then --model. --NAME-base-url URL gives its endpoint.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory (the same --out resumes). With several benchmarks, one subfolder each.")] = None,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
@@ -114,6 +116,15 @@ def run(
         values["limit"] = limit
     values, roles, role_urls = role_values(tokens[:split], values, role or [])
     models = model or ["local"]
+    from creval.evaluation.panel import is_panel, parse_panel
+
+    panel = parse_panel(judge, judge_base_url, aggregate=panel_aggregate,  # type: ignore[arg-type]
+                        allow_same_family=allow_same_family_judge) if is_panel(judge) else None
+    if panel is not None:
+        judge, judge_base_url = panel.judges[0], None  # checked as a judge; each judge runs below
+        if plan:
+            raise CrevalError("--plan does not cost a judge panel yet: run --plan with each "
+                              "judge of the panel alone (--judge SPEC) and add them up.")
     grid = plan_grid(tokens[:split], values, out, models, preset=preset, judge=judge,
                      roles=roles, role_urls=role_urls)  # bad input stops here
     if dry_run:
@@ -161,8 +172,18 @@ def run(
     for cell in grid:
         who = f" ({cell.model})" if len(models) > 1 else ""
         get_console(stderr=True).print(f"[bold]{cell.plan.benchmark.name}[/]{who} -> {cell.plan.out}")
-    results = run_grid(grid, settings)
-    _print_results(results)
+    if panel is not None:
+        from creval.evaluation.panel import run_panel_grid
+        from creval.evaluation.panel_scores import console_lines
+
+        results = run_panel_grid(grid, settings, panel)
+        _print_results(results)
+        for result in results:
+            for line in console_lines(result.scores):
+                get_console().print(line, soft_wrap=True, markup=False)
+    else:
+        results = run_grid(grid, settings)
+        _print_results(results)
     if any(r.scores.units.errors or r.endpoints_down for r in results):
         raise typer.Exit(1)
     from creval.evaluation.unscored import EXIT_NO_SCORE, unscored

@@ -90,6 +90,8 @@ def evaluate(
     executor: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
     workers: int | None = None,
+    panel_aggregate: Literal["mean", "majority", "trimmed"] = "mean",
+    allow_same_family_judge: bool = False,
     **options: Any,
 ) -> EvalResult:
     """Run ``benchmarks`` against ``model`` and score them, as ``creval run`` does.
@@ -119,6 +121,10 @@ def evaluate(
     recorded in the run directory (``batches.jsonl``) so that the same call resumes them.
     ``reasoning_effort``: ``low``, ``medium`` or ``high``, sent to an ``openai:`` tested
     model as ``reasoning_effort`` (``--reasoning-effort``); recorded with the run's options.
+    ``judge="a,b,c"``: a judge panel (:mod:`creval.evaluation.panel`), one run per judge
+    below ``out/judges``, combined per item by ``panel_aggregate`` (``mean``, ``majority``,
+    ``trimmed``), ``judge_base_url`` one URL or one per judge (comma-separated); judges of the
+    tested model's family are left out unless ``allow_same_family_judge``.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
@@ -126,6 +132,12 @@ def evaluate(
     """
     names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
     specs = [model] if models is None else [models] if isinstance(models, str) else list(models)
+    from creval.evaluation.panel import is_panel, parse_panel, run_panel_grid
+
+    panel = parse_panel(judge, judge_base_url, aggregate=panel_aggregate,  # type: ignore[arg-type]
+                        allow_same_family=allow_same_family_judge) if is_panel(judge) else None
+    if panel is not None:
+        judge, judge_base_url = panel.judges[0], None  # checked as a judge; each judge runs below
     grid = plan_grid(names, dict(options), Path(out) if out is not None else None, specs,
                      preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
     settings = run_settings(
@@ -138,6 +150,8 @@ def evaluate(
     settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
 
     def work() -> EvalResult:
+        if panel is not None:
+            return EvalResult(_result(r) for r in run_panel_grid(list(grid), settings, panel))
         return EvalResult(_result(r) for r in run_grid(grid, settings))
 
     return in_own_loop(work)
