@@ -112,6 +112,24 @@ def test_allow_same_family_keeps_all_three(tmp_path: Path, servers: Any) -> None
     assert scores["headline"]["mean"] == pytest.approx(expected)
     assert len(scores["panel"]["agreement"]["mean"]) == 3
 
+    # a panel and a single judge, two panels of other members: different conditions
+    from creval.evaluation.conditions import conditions_of
+    from creval.evaluation.run_groups import differences
+    from creval.reader import read_run
+
+    assert _panel(tmp_path / "two", tested, judges).returncode == 0  # every answer cached
+    panel3, panel2 = read_run(tmp_path / "all"), read_run(tmp_path / "two")
+    single = read_run(tmp_path / "all" / "judges" / "openai-judge-b")
+    assert differences(panel3, single) == [
+        "judged by one judge, the first run by a panel of 3 judges (gpt-4o-2024-08-06; "
+        "claude-3-5-sonnet-20241022; llama-3.1-70b-instruct)"]
+    assert differences(panel2, panel2) == []
+    assert differences(panel3, panel2) == [
+        "a judge panel of claude-3-5-sonnet-20241022; llama-3.1-70b-instruct, the first run's "
+        "was gpt-4o-2024-08-06; claude-3-5-sonnet-20241022; llama-3.1-70b-instruct",
+        "panel aggregate mean, the first run's was trimmed"]
+    assert "not by one judge" in conditions_of(panel2).problems[0]
+
 
 def test_a_judge_named_in_the_tested_family_is_never_asked(tmp_path: Path) -> None:
     done = creval("run", "ttct", "--model", "openai:gpt-4o-mini", "--base-url", "http://127.0.0.1:9/v1",

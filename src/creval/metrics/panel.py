@@ -150,9 +150,9 @@ def agreement_matrix(by_judge: Sequence[Sequence[Value]], *, kind: Kind = "auto"
             out.append(PairAgreement(a, b, statistic, None, n, exact,
                                      f"{n} item(s) valued by both: too few to say"))
         elif statistic == "kappa":
-            k = cohen_kappa(xs, ys)  # type: ignore[arg-type]
+            k = cohen_kappa(xs, ys)
             out.append(PairAgreement(a, b, statistic, k.kappa, n, exact, k.note))
         else:
-            rho = rank_agreement(xs, ys).spearman  # type: ignore[arg-type]
+            rho = rank_agreement(xs, ys).spearman
             out.append(PairAgreement(a, b, statistic, rho.r, n, exact, rho.note))
     return out
