@@ -97,6 +97,10 @@ def test_a_judge_of_the_tested_family_is_left_out_and_the_panel_is_the_judges_me
     report = (tmp_path / "panel" / "report.md").read_text(encoding="utf-8")
     assert "Judge panel: agreement matrix" in report and "Judge panel: judges left out" in report
     assert creval("verify", str(tmp_path / "panel")).returncode == 0
+    scores["headline"]["mean"] += 0.5  # a panel score that its judges' runs do not give
+    (tmp_path / "panel" / "scores.json").write_text(json.dumps(scores), encoding="utf-8")
+    checked = creval("verify", str(tmp_path / "panel"))
+    assert checked.returncode == 1 and "headline mean" in checked.stdout
 
 
 def test_allow_same_family_keeps_all_three(tmp_path: Path, servers: Any) -> None:

@@ -132,12 +132,6 @@ def evaluate(
     """
     names = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
     specs = [model] if models is None else [models] if isinstance(models, str) else list(models)
-    from creval.evaluation.panel import is_panel, parse_panel, run_panel_grid
-
-    panel = parse_panel(judge, judge_base_url, aggregate=panel_aggregate,  # type: ignore[arg-type]
-                        allow_same_family=allow_same_family_judge) if is_panel(judge) else None
-    if panel is not None:
-        judge, judge_base_url = panel.judges[0], None  # checked as a judge; each judge runs below
     grid = plan_grid(names, dict(options), Path(out) if out is not None else None, specs,
                      preset=preset, judge=judge, roles=roles, role_urls=role_base_urls)
     settings = run_settings(
@@ -146,12 +140,11 @@ def evaluate(
         concurrency=concurrency, threads=threads, replicas=replicas, retries=retries, cache=cache,
         rescore=rescore, progress=progress, structured_output=structured_output,
         prompt_logprobs=prompt_logprobs, batch=batch, batch_poll=batch_poll,
-        reasoning_effort=reasoning_effort)
+        reasoning_effort=reasoning_effort, panel_aggregate=panel_aggregate,
+        allow_same_family_judge=allow_same_family_judge)
     settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
 
     def work() -> EvalResult:
-        if panel is not None:
-            return EvalResult(_result(r) for r in run_panel_grid(list(grid), settings, panel))
         return EvalResult(_result(r) for r in run_grid(grid, settings))
 
     return in_own_loop(work)
@@ -181,10 +174,19 @@ def run_settings(
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
     batch: bool = False, batch_poll: float = 30.0,
     reasoning_effort: Literal["low", "medium", "high"] | None = None,
+    panel_aggregate: Literal["mean", "majority", "trimmed"] = "mean",
+    allow_same_family_judge: bool = False,
 ) -> RunSettings:
-    """The :class:`RunSettings` of the Python API's keyword arguments."""
+    """The :class:`RunSettings` of the Python API's keyword arguments (``judge="a,b,c"``: a
+    judge panel, ``judge_base_url`` then one URL or one per judge)."""
     if reasoning_effort not in (None, "low", "medium", "high"):
         raise CrevalError(f"reasoning_effort takes low, medium or high, not {reasoning_effort!r}.")
+    from creval.evaluation.panel import is_panel, parse_panel
+
+    panel = parse_panel(judge, judge_base_url, aggregate=panel_aggregate,  # type: ignore[arg-type]
+                        allow_same_family=allow_same_family_judge) if is_panel(judge) else None
+    if panel is not None:
+        judge, judge_base_url = panel.judges[0], None  # each judge's endpoint is the panel's
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads, replicas=replicas,
                                  structured_output=structured_output,
@@ -198,6 +200,7 @@ def run_settings(
         progress=progress, rescore=rescore,
         role_options={r: model_options.model_copy(update={"base_url": u})
                       for r, u in (role_base_urls or {}).items()},
+        panel=panel,
     )
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from creval.evaluation.conditions import bare
 
@@ -124,4 +125,18 @@ def same_by_snapshots(target_reported: Iterable[str], target_spec: str,
             f"({fam} family)")
 
 
-__all__ = ["KNOWN", "families_of", "family", "known_family", "same_by_snapshots", "same_by_spec"]
+def judged_family(run_dir: Path, model: str, judge: str) -> tuple[tuple[str, ...], str | None]:
+    """A judged run's judge: the model ids its answers reported, and why it is of the tested
+    model ``model``'s family by what the run's answers reported (None: another family).
+    Read from the run's records (:func:`creval.evaluation.evidence.read_evidence`)."""
+    from creval.evaluation.evidence import read_evidence
+
+    ev = read_evidence(run_dir)
+    target, judged = ev.asked.get("target"), ev.asked.get("judge")
+    reported = tuple(sorted(judged.reported)) if judged is not None else ()
+    mine = sorted(target.reported) if target is not None and not target.unreported else []
+    theirs = list(reported) if judged is not None and not judged.unreported else []
+    return reported, same_by_snapshots(mine, model, theirs, judge)
+
+
+__all__ = ["KNOWN", "judged_family", "families_of", "family", "known_family", "same_by_snapshots", "same_by_spec"]

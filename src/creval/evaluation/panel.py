@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
-from creval.evaluation.families import same_by_snapshots, same_by_spec
+from creval.evaluation.families import judged_family, same_by_spec
+from creval.evaluation.panel_conditions import is_panel
 from creval.evaluation.panel_scores import AGGREGATES, Member, combine
 from creval.evaluation.runs import RunResult, RunSettings, run_benchmark
 
@@ -46,15 +48,6 @@ class PanelSpec:
     base_urls: tuple[str | None, ...]
     aggregate: str = "mean"
     allow_same_family: bool = False
-
-
-def is_panel(judge: str | None) -> bool:
-    """Whether ``--judge`` names several judges (a comma-separated list).
-
-    >>> is_panel("openai:gpt-4o,openai:claude-3-5-sonnet"), is_panel("openai:gpt-4o"), is_panel(None)
-    (True, False, False)
-    """
-    return judge is not None and "," in judge
 
 
 def parse_panel(judge: str, base_url: str | None = None, *, aggregate: str = "mean",
@@ -161,15 +154,7 @@ def _shared_cache(settings: RunSettings, out: Path) -> RunSettings:
 
 def _decide_by_snapshots(m: Member, run_dir: Path, model: str, allow: bool) -> None:
     """The member's reported snapshots, and whether they are of the tested model's family."""
-    from creval.evaluation.evidence import read_evidence
-
-    ev = read_evidence(run_dir)
-    target = ev.asked.get("target")
-    judge = ev.asked.get("judge")
-    reported_target = sorted(target.reported) if target is not None and not target.unreported else []
-    m.reported = tuple(sorted(judge.reported)) if judge is not None else ()
-    reported_judge = list(m.reported) if judge is not None and not judge.unreported else []
-    why = same_by_snapshots(reported_target, model, reported_judge, m.spec)
+    m.reported, why = judged_family(run_dir, model, m.spec)
     if why is not None and not allow:
         m.included, m.reason = False, why
         m.decided = "after its answers, by the snapshots they reported (its run is kept)"
@@ -177,7 +162,6 @@ def _decide_by_snapshots(m: Member, run_dir: Path, model: str, allow: bool) -> N
 
 def _write(out: Path, members: list[Member], panel: PanelSpec, results: list[RunResult]) -> RunResult:
     """The panel's manifest, scores and reports in ``out``."""
-    from creval.evaluation.panel_verify import panel_manifest
     from creval.report.html import write_html_report
     from creval.report.markdown import write_report
     from creval.runner.counters import Counters, sum_usage
@@ -211,9 +195,39 @@ def _write(out: Path, members: list[Member], panel: PanelSpec, results: list[Run
                      down, manifest["model_spec"])
 
 
-def run_panel_grid(grid: list[Any], settings: RunSettings, panel: PanelSpec) -> list[RunResult]:
-    """:func:`run_panel` for each cell of a grid (:func:`creval.evaluation.grid.plan_grid`),
-    one after the other."""
-    from creval.evaluation.grid import settings_for
+def panel_manifest(out: Path, first: dict[str, Any], members: list[Member],
+                   panel: PanelSpec) -> dict[str, Any]:
+    """The panel's ``manifest.json``: the first judge's run's (benchmark, tested model,
+    options, digests), its ``judge`` the panel's members, and ``panel`` every judge (those
+    left out too, with why and when that was decided)."""
+    from creval._util.redact import redact_argv
 
-    return [run_panel(cell.plan, settings_for(cell, settings), panel) for cell in grid]
+    kept = [m for m in members if m.included]
+    identities = []
+    for m in kept:
+        try:
+            judged = json.loads((out / str(m.dir) / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            judged = {}
+        identities.append((judged.get("judge") or {}).get("identity") or {"spec": m.spec})
+    manifest = {k: v for k, v in first.items() if k != "executor"}
+    manifest["judge"] = {"spec": "panel:" + ",".join(m.spec for m in kept),
+                         "identity": {"panel": identities}}
+    manifest["panel"] = {
+        "judges": list(panel.judges), "aggregate": panel.aggregate,
+        "how": AGGREGATES[panel.aggregate], "allow_same_family": panel.allow_same_family,
+        "family_rule": "creval.evaluation.families",
+        "members": [m.as_dict() for m in members],
+    }
+    manifest["command"] = redact_argv(sys.argv)
+    return manifest
+
+
+def run_plan(plan: Any, settings: RunSettings) -> RunResult:
+    """One planned run: a panel (``settings.panel``) for a judged benchmark, else the run."""
+    if settings.panel is not None and "judge" in plan.benchmark.roles:
+        return run_panel(plan, settings, settings.panel)
+    return run_benchmark(plan.benchmark, plan.options, plan.out, settings)
+
+
+__all__ = ["PanelSpec", "is_panel", "parse_panel", "run_panel", "run_plan"]

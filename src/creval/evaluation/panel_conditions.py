@@ -11,6 +11,24 @@ from collections.abc import Mapping
 from typing import Any
 
 
+def is_panel(judge: str | None) -> bool:
+    """Whether ``--judge`` names several judges (a comma-separated list).
+
+    >>> is_panel("openai:gpt-4o,openai:claude-3-5-sonnet"), is_panel("openai:gpt-4o"), is_panel(None)
+    (True, False, False)
+    """
+    return judge is not None and "," in judge
+
+
+def first_judge(judge: str | None) -> str | None:
+    """The first judge of a panel (each benchmark's plan is checked with it), else ``judge``.
+
+    >>> first_judge("openai:a, openai:b"), first_judge("local")
+    ('openai:a', 'local')
+    """
+    return judge.split(",", 1)[0].strip() if is_panel(judge) else judge  # type: ignore[union-attr]
+
+
 def panel_of(manifest: Any) -> dict[str, Any] | None:
     """The ``panel`` entry of a run's manifest (a dict or a :class:`creval.records.Manifest`),
     or None for a run with one judge (or none)."""

@@ -95,7 +95,8 @@ def verify_run(path: str | Path) -> Verification:
     from creval.evaluation.panel_verify import is_panel_dir, verify_panel
 
     if (panel := is_panel_dir(root)) is not None:  # --judge a,b,c: each judge's run, then the panel
-        return verify_panel(root, panel, out)
+        verify_panel(root, panel, out, verify_run=verify_run, same=_same)
+        return out
     manifest, records, scores = _read(root, out)
     if manifest is None:
         return out
