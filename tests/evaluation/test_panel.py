@@ -161,3 +161,22 @@ def test_the_python_api_runs_a_panel_with_the_majority(tmp_path: Path, servers: 
     # the majority of two judges: their common value where they agree, else none
     agreed = [b[x][0] for x in b if b[x][0] == c[x][0]]
     assert sorted(v for v in scores.per_item["fluency"] if v is not None) == sorted(agreed)
+
+
+def test_a_profile_runs_its_judged_benchmark_as_a_panel(tmp_path: Path, servers: Any) -> None:
+    tested, judges, given = servers
+    done = creval("profile", "--model", "openai:tested", "--base-url", tested.url,
+                  "--size", "smoke", "--only", "ttct", "--set", "ttct.limit=4",
+                  "--set", "ttct.answers=1", "--set", "ttct.max_tokens=8",
+                  "--judge", ",".join(f"openai:judge-{k}" for k in judges),
+                  "--judge-base-url", ",".join(s.url for s in judges.values()),
+                  "--out", str(tmp_path / "prof"), "--no-progress", env=ENV)
+    assert done.returncode == 0, done.stderr + done.stdout
+    scores = json.loads((tmp_path / "prof" / "ttct" / "scores.json").read_text(encoding="utf-8"))
+    assert scores["headline"]["judges"] == 2  # judge-a, of the tested family, left out
+    b, c = _means(given["b"]), _means(given["c"])
+    assert scores["headline"]["mean"] == pytest.approx(
+        statistics.fmean([statistics.fmean(b.values()), statistics.fmean(c.values())]))
+    profile = json.loads((tmp_path / "prof" / "profile.json").read_text(encoding="utf-8"))
+    # placed beside published values only where comparable: a panel is not one judge
+    assert "not by one judge: a panel and a single judge are different conditions" in json.dumps(profile)
