@@ -180,3 +180,18 @@ def test_a_profile_runs_its_judged_benchmark_as_a_panel(tmp_path: Path, servers:
     profile = json.loads((tmp_path / "prof" / "profile.json").read_text(encoding="utf-8"))
     # placed beside published values only where comparable: a panel is not one judge
     assert "not by one judge: a panel and a single judge are different conditions" in json.dumps(profile)
+
+
+def test_a_sweep_runs_each_point_as_a_panel(tmp_path: Path, servers: Any) -> None:
+    tested, judges, given = servers
+    two = {k: judges[k] for k in ("b", "c")}  # two judges of other families: a small panel
+    done = creval("sweep", "ttct", "--values", "temperature=0.5,1.0", "--model", "openai:tested",
+                  "--base-url", tested.url, "--limit", "4", "--answers", "1", "--max-tokens", "8",
+                  "--judge", ",".join(f"openai:judge-{k}" for k in two),
+                  "--judge-base-url", ",".join(s.url for s in two.values()),
+                  "--out", str(tmp_path / "sweep"), "--no-progress", env=ENV)
+    assert done.returncode == 0, done.stderr + done.stdout
+    panels = sorted((tmp_path / "sweep").rglob("scores.json"))
+    heads = [json.loads(p.read_text(encoding="utf-8"))["headline"] for p in panels
+             if "judges" not in p.parts]
+    assert len(heads) == 2 and all(h["judges"] == 2 for h in heads)  # one panel per point
