@@ -142,6 +142,12 @@ def test_a_judge_named_in_the_tested_family_is_never_asked(tmp_path: Path) -> No
     assert done.returncode == 2
     assert "gpt-4o is of the openai family" in done.stderr + done.stdout
     assert not (tmp_path / "p").exists()  # stopped before anything was written
+    alone = creval("run", "ttct", "--judge", "openai:gpt-4o", "--panel-aggregate", "trimmed",
+                   "--out", str(tmp_path / "q"), env=ENV)
+    assert alone.returncode == 2 and "combines the judges of a panel" in alone.stderr + alone.stdout
+    two = creval("run", "ttct", "--judge", "openai:a,openai:b", "--panel-aggregate", "trimmed",
+                 "--out", str(tmp_path / "r"), env=ENV)
+    assert two.returncode == 2 and "at least 3 judges" in two.stderr + two.stdout
 
 
 def test_the_python_api_runs_a_panel_with_the_majority(tmp_path: Path, servers: Any,

@@ -78,7 +78,7 @@ def profile(
     from creval.evaluation.roles import parse_role_flags
     from creval.runner.counters import adaptation_lines, totals
 
-    refuse_panel_plan(judge, plan)
+    refuse_panel_plan(judge, plan, panel_aggregate)
     if plan:
         _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
               roles=parse_role_flags(role or []), families=family or [], only=only or [],

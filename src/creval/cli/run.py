@@ -119,10 +119,11 @@ def run(
     models = model or ["local"]
     from creval.evaluation.panel import is_panel, parse_panel
 
+    refuse_panel_plan(judge, plan, panel_aggregate)
+
     panel = parse_panel(str(judge), judge_base_url, aggregate=panel_aggregate,
                         allow_same_family=allow_same_family_judge) if is_panel(judge) else None
     if panel is not None:
-        refuse_panel_plan(judge, plan)
         judge, judge_base_url = panel.judges[0], None  # checked as a judge; each judge runs below
     grid = plan_grid(tokens[:split], values, out, models, preset=preset, judge=judge,
                      roles=roles, role_urls=role_urls)  # bad input stops here

@@ -112,7 +112,7 @@ def sweep_command(
                 "reasoning_effort": check_effort(reasoning_effort),
                 "panel_aggregate": panel_aggregate,
                 "allow_same_family_judge": allow_same_family_judge}
-    refuse_panel_plan(judge, plan)
+    refuse_panel_plan(judge, plan, panel_aggregate)
     common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,
                               "preset": preset, "confidence": confidence,
                               "resamples": resamples,

@@ -118,6 +118,10 @@ def _check_enough(members: list[Member], panel: PanelSpec, *, before: bool) -> N
     if len(kept) >= need:
         return
     left = "; ".join(f"{m.spec}: {m.reason}" for m in members if not m.included)
+    if not left:
+        raise CrevalError(f"A panel needs at least {need} judges"
+                          f"{' for a trimmed mean' if need == 3 else ''}; --judge names "
+                          f"{len(members)}. Name more, separated by commas.")
     when = "" if before else (" The judges' runs are kept below judges/ (the same command "
                               "resumes them).")
     raise CrevalError(
