@@ -23,6 +23,7 @@ from creval.cli._common import (
     check_effort,
     get_console,
 )
+from creval.cli._panel import AllowSameFamily, PanelAggregate, refuse_panel_plan
 from creval.cli.plan import PlanFlag, PriceFile, PriceFlags, ReasoningRatio
 from creval.errors import CrevalError
 
@@ -68,6 +69,8 @@ def profile(
     prices: PriceFile = None,
     reasoning_ratio: ReasoningRatio = None,
     repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct and jcq: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
+    panel_aggregate: PanelAggregate = "mean",
+    allow_same_family_judge: AllowSameFamily = False,
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
     beside published models only where the comparison is valid."""
@@ -75,6 +78,7 @@ def profile(
     from creval.evaluation.roles import parse_role_flags
     from creval.runner.counters import adaptation_lines, totals
 
+    refuse_panel_plan(judge, plan, panel_aggregate)
     if plan:
         _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
               roles=parse_role_flags(role or []), families=family or [], only=only or [],
@@ -90,6 +94,7 @@ def profile(
         concurrency=concurrency, timeout=timeout, retries=retries,
         cache=False if no_cache else (cache or True), repeats=repeats,
         reasoning_effort=check_effort(reasoning_effort),
+        panel_aggregate=panel_aggregate, allow_same_family_judge=allow_same_family_judge,
     )
     console = get_console()
     summary = result.document["summary"]

@@ -23,6 +23,7 @@ from creval.cli._common import (
     role_values,
     roles_table,
 )
+from creval.cli._panel import AllowSameFamily, PanelAggregate, refuse_panel_plan
 from creval.cli.plan import PlanFlag, PriceFile, PriceFlags, ReasoningRatio
 from creval.errors import CrevalError
 
@@ -60,8 +61,10 @@ def run(
     ctx: typer.Context,
     benchmarks: Annotated[list[str] | None, typer.Argument(help="Benchmark names (see `creval list`).")] = None,
     model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Model spec: local, local:PATH.gguf, openai:NAME, hf:NAME_OR_PATH, replay:RUN_DIR. Repeat it for a grid of runs: one run directory per model and benchmark, --out/SLUG/BENCHMARK.")] = None,
-    judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself).")] = None,
-    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url.")] = None,
+    judge: Annotated[str | None, typer.Option(help="Judge model spec for LLM-judged benchmarks (default: the --model itself). Several, comma-separated (a,b,c): a judge panel, one run per judge below --out/judges, combined by --panel-aggregate; judges of the tested model's family are left out (docs/judges.md).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Endpoint of the judge, when it differs from --base-url; for a panel, one URL per judge, comma-separated, in the order of --judge.")] = None,
+    panel_aggregate: PanelAggregate = "mean",
+    allow_same_family_judge: AllowSameFamily = False,
     role: Annotated[list[str] | None, typer.Option("--role", help="NAME=SPEC: the model of a benchmark's own role (lotbench: e1, e2; oogiri: rewriter), as --NAME SPEC does; it falls back to --judge, then --model. --NAME-base-url URL gives its endpoint.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory (the same --out resumes). With several benchmarks, one subfolder each.")] = None,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
@@ -114,6 +117,14 @@ def run(
         values["limit"] = limit
     values, roles, role_urls = role_values(tokens[:split], values, role or [])
     models = model or ["local"]
+    from creval.evaluation.panel import is_panel, parse_panel
+
+    refuse_panel_plan(judge, plan, panel_aggregate)
+
+    panel = parse_panel(str(judge), judge_base_url, aggregate=panel_aggregate,
+                        allow_same_family=allow_same_family_judge) if is_panel(judge) else None
+    if panel is not None:
+        judge, judge_base_url = panel.judges[0], None  # checked as a judge; each judge runs below
     grid = plan_grid(tokens[:split], values, out, models, preset=preset, judge=judge,
                      roles=roles, role_urls=role_urls)  # bad input stops here
     if dry_run:
@@ -156,7 +167,7 @@ def run(
         concurrency=None,
         rescore=rescore,
         role_options={r: model_options.model_copy(update={"base_url": u}) for r, u in role_urls.items()},
-        executor=executor, ray_address=ray_address, workers=workers,
+        executor=executor, ray_address=ray_address, workers=workers, panel=panel,
     )
     for cell in grid:
         who = f" ({cell.model})" if len(models) > 1 else ""
@@ -230,6 +241,11 @@ def _print_results(results: list[RunResult]) -> None:
         console.print(run_summary(result), soft_wrap=True, markup=False)
         for line in adaptation_lines([result.scores.usage.get("this_invocation", {})]):
             console.print(line, soft_wrap=True, markup=False)
+        if result.scores.extra("panel"):  # --judge a,b,c: each judge, agreement, who was left out
+            from creval.evaluation.panel_scores import console_lines
+
+            for line in console_lines(result.scores):
+                console.print(line, soft_wrap=True, markup=False)
         for warning in [*result.scores.warnings, *result.scores.run_warnings]:
             err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
         if result.scores.units.errors:

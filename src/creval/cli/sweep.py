@@ -30,6 +30,7 @@ from creval.cli._common import (
     parse_extra_options,
     role_values,
 )
+from creval.cli._panel import AllowSameFamily, PanelAggregate, refuse_panel_plan
 from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
@@ -73,6 +74,8 @@ def sweep_command(
     plan: PlanFlag = False,
     price: PriceFlags = None,
     prices: PriceFile = None,
+    panel_aggregate: PanelAggregate = "mean",
+    allow_same_family_judge: AllowSameFamily = False,
 ) -> None:
     """Run benchmarks at several values of one generation option and draw each divergent
     measure against a quality measure of the same run, with bootstrap intervals
@@ -106,7 +109,10 @@ def sweep_command(
                 "threads": threads, "replicas": replicas, "concurrency": concurrency,
                 "structured_output": structured_output, "timeout": timeout,
                 "retries": retries, "cache": False if no_cache else (cache or True),
-                "reasoning_effort": check_effort(reasoning_effort)}
+                "reasoning_effort": check_effort(reasoning_effort),
+                "panel_aggregate": panel_aggregate,
+                "allow_same_family_judge": allow_same_family_judge}
+    refuse_panel_plan(judge, plan, panel_aggregate)
     common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,
                               "preset": preset, "confidence": confidence,
                               "resamples": resamples,

@@ -90,6 +90,8 @@ def evaluate(
     executor: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
     workers: int | None = None,
+    panel_aggregate: Literal["mean", "majority", "trimmed"] = "mean",
+    allow_same_family_judge: bool = False,
     **options: Any,
 ) -> EvalResult:
     """Run ``benchmarks`` against ``model`` and score them, as ``creval run`` does.
@@ -119,6 +121,10 @@ def evaluate(
     recorded in the run directory (``batches.jsonl``) so that the same call resumes them.
     ``reasoning_effort``: ``low``, ``medium`` or ``high``, sent to an ``openai:`` tested
     model as ``reasoning_effort`` (``--reasoning-effort``); recorded with the run's options.
+    ``judge="a,b,c"``: a judge panel (:mod:`creval.evaluation.panel`), one run per judge
+    below ``out/judges``, combined per item by ``panel_aggregate`` (``mean``, ``majority``,
+    ``trimmed``), ``judge_base_url`` one URL or one per judge (comma-separated); judges of the
+    tested model's family are left out unless ``allow_same_family_judge``.
     Bad input raises :class:`creval.errors.CrevalError` before anything is written.
 
     Inside a running event loop (a notebook) the work runs in a worker thread, since the
@@ -134,7 +140,8 @@ def evaluate(
         concurrency=concurrency, threads=threads, replicas=replicas, retries=retries, cache=cache,
         rescore=rescore, progress=progress, structured_output=structured_output,
         prompt_logprobs=prompt_logprobs, batch=batch, batch_poll=batch_poll,
-        reasoning_effort=reasoning_effort)
+        reasoning_effort=reasoning_effort, panel_aggregate=panel_aggregate,
+        allow_same_family_judge=allow_same_family_judge)
     settings = replace(settings, executor=executor, ray_address=ray_address, workers=workers)
 
     def work() -> EvalResult:
@@ -167,10 +174,19 @@ def run_settings(
     prompt_logprobs: Literal["off", "auto", "vllm", "echo"] = "off",
     batch: bool = False, batch_poll: float = 30.0,
     reasoning_effort: Literal["low", "medium", "high"] | None = None,
+    panel_aggregate: Literal["mean", "majority", "trimmed"] = "mean",
+    allow_same_family_judge: bool = False,
 ) -> RunSettings:
-    """The :class:`RunSettings` of the Python API's keyword arguments."""
+    """The :class:`RunSettings` of the Python API's keyword arguments (``judge="a,b,c"``: a
+    judge panel, ``judge_base_url`` then one URL or one per judge)."""
     if reasoning_effort not in (None, "low", "medium", "high"):
         raise CrevalError(f"reasoning_effort takes low, medium or high, not {reasoning_effort!r}.")
+    from creval.evaluation.panel import is_panel, parse_panel
+
+    panel = parse_panel(judge, judge_base_url, aggregate=panel_aggregate,  # type: ignore[arg-type]
+                        allow_same_family=allow_same_family_judge) if is_panel(judge) else None
+    if panel is not None:
+        judge, judge_base_url = panel.judges[0], None  # each judge's endpoint is the panel's
     model_options = ModelOptions(base_url=base_url, api_key=api_key, timeout=timeout,
                                  concurrency=concurrency, threads=threads, replicas=replicas,
                                  structured_output=structured_output,
@@ -184,6 +200,7 @@ def run_settings(
         progress=progress, rescore=rescore,
         role_options={r: model_options.model_copy(update={"base_url": u})
                       for r, u in (role_base_urls or {}).items()},
+        panel=panel,
     )
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from creval.evaluation.evidence import NOT_SENT, Evidence, RoleEvidence, read_evidence
+from creval.evaluation.panel_conditions import panel_of, panel_reason
 from creval.evaluation.paper_data import PAPER_DATA, DataIdentity, data_identity, run_items
 from creval.reader import Run
 from creval.records import Scores
@@ -171,7 +172,8 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
     roles = {r: str(d.get("spec")) for r, d in manifest.roles.items()}
     asked = ev.asked
     applied, problems, notes = _applied(manifest.benchmark, options, ev)
-    problems = _records_problems(ev, scores) + problems
+    panel = panel_of(manifest)  # --judge a,b,c: its records are its judges' runs'
+    problems = ([panel_reason(panel)] if panel is not None else _records_problems(ev, scores)) + problems
     problems += [f"the {role}: {why}" for role, why in ev.problems.items()]
     judged_itself, how = self_judged(run, ev)
     return RunConditions(

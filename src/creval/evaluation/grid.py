@@ -113,6 +113,10 @@ def run_grid(runs: Sequence[GridRun], settings: RunSettings) -> list[RunResult]:
     ``settings.model`` is replaced by each run's model. Under ``executor="ray"`` with more
     than one run, each run is a Ray task (progress bars off).
     """
+    if settings.panel is not None:  # --judge a,b,c: one run per judge, one cell after the other
+        from creval.evaluation.panel import run_plan
+
+        return [run_plan(r.plan, settings_for(r, settings)) for r in runs]
     if settings.executor != "ray" or len(runs) < 2:
         return [run_benchmark(r.plan.benchmark, r.plan.options, r.plan.out, settings_for(r, settings))
                 for r in runs]

@@ -64,6 +64,9 @@ def plan_runs(
 
     if not names:
         raise CrevalError("Name at least one benchmark: creval run BENCHMARK [...] (see `creval list`).")
+    from creval.evaluation.panel_conditions import first_judge
+
+    judge = first_judge(judge)  # a panel (--judge a,b,c): each judge runs apart, checked here
     for spec in (model, judge, *(roles or {}).values()):
         if spec is not None:
             check_spec(spec)  # a typo (--model locla) stops before anything is planned or written

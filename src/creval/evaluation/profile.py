@@ -22,8 +22,9 @@ from typing import Any
 
 from creval.errors import CrevalError
 from creval.evaluation.battery import BATTERY_VERSION, PlannedRun, battery, describe_battery
+from creval.evaluation.panel import run_plan
 from creval.evaluation.plans import Plan, plan_runs, slug
-from creval.evaluation.runs import RunResult, RunSettings, run_benchmark
+from creval.evaluation.runs import RunResult, RunSettings
 
 PROFILE_MANIFEST = "profile-manifest.json"
 PROFILE_JSON = "profile.json"
@@ -168,7 +169,7 @@ def run_profile(request: ProfileRequest, out: Path | None, settings: RunSettings
             if settings.progress:
                 print(f"[profile] {planned.family.name}: {plan.benchmark.name} -> {plan.out}",
                       flush=True)
-            results.append(run_benchmark(plan.benchmark, plan.options, plan.out, chosen))
+            results.append(run_plan(plan, chosen))  # a judge panel (--judge a,b,c) or one run
     except CrevalError:
         if made and not results:
             _remove_unused(out, made)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from creval.errors import CrevalError
 from creval.evaluation.comparability import conditions_of, reasons
 from creval.evaluation.conditions import effective_options
+from creval.evaluation.panel_conditions import panel_differences, panel_of
 from creval.report.references import Protocol
 
 if TYPE_CHECKING:
@@ -55,7 +56,12 @@ def _same_data(a: Run, b: Run) -> str | None:
 
 def differences(first: Run, other: Run) -> list[str]:
     """Every way ``other`` measured differently from ``first`` (empty: alike), each naming
-    the option and both values; the comparability rules, ``the first run`` for ``the paper``."""
+    the option and both values; the comparability rules, ``the first run`` for ``the paper``.
+    A judge panel (``--judge a,b,c``) is held against another run by its members and
+    aggregate, and by its first member's run for the rest (:mod:`creval.evaluation.panel_conditions`)."""
+    if (judged := panel_differences(first.manifest, other.manifest)) is not None:
+        rest = differences(_member_run(first), _member_run(other))
+        return judged + [w for w in rest if not w.startswith(("judge", "no judge", "self-judged"))]
     protocol = _protocol_of(first)
     options = dict(protocol.options)
     for name in SAMPLING:  # the tested model's sampling may differ: take the other's
@@ -67,6 +73,15 @@ def differences(first: Run, other: Run) -> list[str]:
         why.append(data.removeprefix("not comparable: "))
     return [w.replace("the paper's", "the first run's").replace("the paper", "the first run")
             for w in why]
+
+
+def _member_run(run: Run) -> Run:
+    """A judge panel's first member's run (its data, options, tested model); else ``run``."""
+    from creval.reader import read_run
+
+    panel = panel_of(run.manifest)
+    first = next((m for m in (panel or {}).get("members", []) if m.get("included")), None)
+    return run if first is None else read_run(run.path / str(first["dir"]))
 
 
 @dataclass

@@ -79,6 +79,9 @@ class RunSettings:
     executor: str = "local"
     ray_address: str | None = None  # None: RAY_ADDRESS, else a local Ray started for the run
     workers: int | None = None  # Ray workers to use; None: what the cluster has
+    #: A judge panel (``--judge a,b,c``): a :class:`creval.evaluation.panel.PanelSpec`; each
+    #: judged run is then one run per judge, combined (:func:`creval.evaluation.panel.run_plan`).
+    panel: Any = None
 
 
 @dataclass

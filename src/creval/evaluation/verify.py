@@ -92,6 +92,11 @@ def verify_run(path: str | Path) -> Verification:
     """Check one run directory; see the module."""
     root = Path(path)
     out = Verification(run=str(root))
+    from creval.evaluation.panel_verify import is_panel_dir, verify_panel
+
+    if (panel := is_panel_dir(root)) is not None:  # --judge a,b,c: each judge's run, then the panel
+        verify_panel(root, panel, out, verify_run=verify_run, same=_same)
+        return out
     manifest, records, scores = _read(root, out)
     if manifest is None:
         return out
