@@ -47,3 +47,14 @@ def download_pinned(files: Mapping[str, tuple[str, str | None]], folder: Path, *
             tmp.write_bytes(body)
             tmp.replace(target)
     return folder
+
+
+def download_upstream(files: Mapping[str, tuple[str, str]], folder: Path, *, base_url: str,
+                      checksums: bool, timeout: float) -> Path:
+    """``{local path: (path in the upstream repository, digest prefix)}`` from ``base_url``
+    (a pinned commit's raw files, or a mirror) into ``folder``, as :func:`download_pinned`;
+    ``checksums=False`` skips every digest check (a mirror of another commit)."""
+    base = base_url.rstrip("/")
+    pinned = {local: (f"{base}/{remote}", want if checksums else None)
+              for local, (remote, want) in files.items()}
+    return download_pinned(pinned, folder, timeout=timeout)

@@ -3,14 +3,11 @@ are checked by digest and laid out as the aut benchmark reads them."""
 
 from __future__ import annotations
 
-import shutil
-import threading
 from collections.abc import Iterator
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from _upstream import serve_upstream
 
 from creval.benchmarks.aut.data import load_split, people_folder, published_scores
 from creval.benchmarks.aut.fetch import UPSTREAM_FILES, fetch_ocsai
@@ -20,18 +17,8 @@ from tests.tests_paths import shared_data_path
 
 @pytest.fixture()
 def upstream(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    shared = shared_data_path("ocsai")
-    served = tmp_path / "served"
-    for local, (remote, _) in UPSTREAM_FILES.items():
-        (served / remote).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shared / local, served / remote)
-    handler = partial(SimpleHTTPRequestHandler, directory=str(served))
-    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", served
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_upstream(shared_data_path("ocsai"), UPSTREAM_FILES, tmp_path / "served") as served:
+        yield served
 
 
 def test_fetch_checks_digests_and_lays_out_what_aut_reads(upstream: tuple[str, Path],

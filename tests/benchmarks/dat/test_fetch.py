@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
-import threading
 from collections.abc import Iterator
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from _upstream import serve_upstream
 
 from creval.benchmarks.dat.fetch import UPSTREAM_FILES, fetch_dat_humans
 from creval.benchmarks.dat.humans import read_model_words, read_people, read_retest
@@ -21,18 +18,8 @@ from tests.tests_paths import shared_data_path
 @pytest.fixture()
 def upstream(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The pinned commit's files at their upstream paths, served over HTTP on loopback."""
-    shared = shared_data_path("dat-humans")
-    served = tmp_path / "served"
-    for local, (remote, _) in UPSTREAM_FILES.items():
-        (served / remote).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shared / local, served / remote)
-    handler = partial(SimpleHTTPRequestHandler, directory=str(served))
-    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", served
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_upstream(shared_data_path("dat-humans"), UPSTREAM_FILES, tmp_path / "served") as served:
+        yield served
 
 
 def test_fetch_checks_digests_and_lays_out_what_the_reader_reads(

@@ -29,9 +29,7 @@ def fetch_ocsai(dest: str | Path, *, base_url: str = UPSTREAM_BASE_URL, checksum
                 timeout: float = 120.0) -> Path:
     """Download the Ocsai files into ``dest`` (created) and return ``dest``; files already
     there with the right digest are kept. ``checksums=False`` skips the digest check."""
-    from creval._util.download import download_pinned
+    from creval._util.download import download_upstream
 
-    base = base_url.rstrip("/")
-    files = {local: (f"{base}/{remote}", want if checksums else None)
-             for local, (remote, want) in UPSTREAM_FILES.items()}
-    return download_pinned(files, Path(dest), timeout=timeout)
+    return download_upstream(UPSTREAM_FILES, Path(dest), base_url=base_url, checksums=checksums,
+                             timeout=timeout)

@@ -42,9 +42,7 @@ def fetch_dat_humans(
     Files already present with the right digest are kept. ``checksums=False`` skips the
     digest check (a mirror of another commit).
     """
-    from creval._util.download import download_pinned
+    from creval._util.download import download_upstream
 
-    base = base_url.rstrip("/")
-    files = {local: (f"{base}/{remote}", want if checksums else None)
-             for local, (remote, want) in UPSTREAM_FILES.items()}
-    return download_pinned(files, Path(dest), timeout=timeout)
+    return download_upstream(UPSTREAM_FILES, Path(dest), base_url=base_url, checksums=checksums,
+                             timeout=timeout)
