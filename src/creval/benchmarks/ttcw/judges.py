@@ -35,18 +35,11 @@ from creval.runner.store import Record
 WORDINGS = ("creval", "published")
 
 
-class TTCWJudgeOptions(BenchmarkOptions):
-    data: str | None = option(
-        None, "The TTCW folder (Art_or_Artifice of salesforce/creativity_eval: tests/, stories/, "
-        "annotations/, data/); default: a starter set of two stories with our own verdicts "
-        "(checks a set-up; not the experts).")
-    stories: str | None = option(
-        None, "Comma-separated story ids (0_GPT4) or writers (Claude, GPT3.5, GPT4); default: "
-        "all 36 LLM-written stories.", kind="scale")
+class TestsOptions(BenchmarkOptions):
+    """What both TTCW benchmarks ask the judge: which tests, in which wording."""
+
     tests: str | None = option(None, "Comma-separated test numbers 1-14; default: all 14.",
                                kind="scale")
-    temperature: float = option(0.0, "Sampling temperature of the judge.", ge=0.0)
-    max_tokens: int = option(400, "Maximum tokens of the judge's answer.", ge=8)
     wording: Literal["creval", "published"] = option(
         "creval", "The judge prompt: creval's own wording, or the paper's template "
         "(prompts/with_background.txt of the data folder).")
@@ -54,6 +47,18 @@ class TTCWJudgeOptions(BenchmarkOptions):
         None, "Your own judge prompt with {story}, {background} and {question}.")
     resamples: int = option(2000, "Bootstrap resamples (over stories) of the intervals.", ge=100,
                             kind="scoring")
+
+
+class TTCWJudgeOptions(TestsOptions):
+    data: str | None = option(
+        None, "The TTCW folder (Art_or_Artifice of salesforce/creativity_eval: tests/, stories/, "
+        "annotations/, data/); default: a starter set of two stories with our own verdicts "
+        "(checks a set-up; not the experts).")
+    stories: str | None = option(
+        None, "Comma-separated story ids (0_GPT4) or writers (Claude, GPT3.5, GPT4); default: "
+        "all 36 LLM-written stories.", kind="scale")
+    temperature: float = option(0.0, "Sampling temperature of the judge.", ge=0.0)
+    max_tokens: int = option(400, "Maximum tokens of the judge's answer.", ge=8)
 
 
 def data_of(options: Any) -> TTCWData:

@@ -17,10 +17,10 @@ import asyncio
 import json
 import statistics
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
-from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.ttcw.data import (
     DIMENSIONS,
     TTCWData,
@@ -30,6 +30,7 @@ from creval.benchmarks.ttcw.data import (
     starter_data,
 )
 from creval.benchmarks.ttcw.judges import (
+    TestsOptions,
     chosen_tests,
     judge_request,
     judge_template,
@@ -40,19 +41,10 @@ from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
 
-class TTCWOptions(BenchmarkOptions):
+class TTCWOptions(TestsOptions):
     data: str | None = option(
         None, "The TTCW folder (Art_or_Artifice of salesforce/creativity_eval): the 12 New "
         "Yorker plots and the paper's tests; default: 3 starter plots and our own test wording.")
-    tests: str | None = option(None, "Comma-separated test numbers 1-14; default: all 14.",
-                               kind="scale")
-    wording: Literal["creval", "published"] = option(
-        "creval", "The judge prompt: creval's own wording, or the paper's template "
-        "(prompts/with_background.txt of the data folder).")
-    prompt_file: str | None = option(
-        None, "Your own judge prompt with {story}, {background} and {question}.")
-    resamples: int = option(2000, "Bootstrap resamples (over stories) of the intervals.", ge=100,
-                            kind="scoring")
     temperature: float = option(1.0, "Sampling temperature of the story.", ge=0.0)
     max_tokens: int = option(3000, "Maximum tokens of the story.", ge=16)
     words: int | None = option(
