@@ -183,3 +183,26 @@ def test_paired_difference_covers_or_is_not_printed(name: str) -> None:
         printed = ~np.isnan(low)
         hit = (low <= truth) & (truth <= high)
         assert hit[printed].mean() >= NOMINAL - SLACK, (name, n, hit[printed].mean())
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3])
+def test_a_share_of_0_1_values_gets_clopper_pearson_and_covers(p: float) -> None:
+    """A measure's 0/1 items (``proportions=True``) get the exact binomial interval: scipy's
+    own, never past 0 or 1, and covering at every n where one is printed."""
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(7)
+    for n in SIZES:
+        x = (rng.random((4000, n)) < p).astype(float)
+        _, low, high = mean_intervals(x, proportions=True)
+        printed = ~np.isnan(low)
+        if n < MIN_ITEMS:
+            assert not printed.any()
+            continue
+        assert (low[printed] >= 0).all() and (high[printed] <= 1).all()
+        hit = (low <= p) & (p <= high)
+        assert hit[printed].mean() >= NOMINAL - SLACK, (p, n, hit[printed].mean())
+        k = int(x[0].sum())
+        if 0 < k < n:
+            exact = binomtest(k, n).proportion_ci(method="exact")
+            assert (low[0], high[0]) == pytest.approx((exact.low, exact.high))

@@ -85,7 +85,7 @@ def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int 
         return low, high, len(items) or None, "the scorer's 95% interval"
     if not items:
         return None, None, None, "no item-level values: no interval"
-    ci = mean_interval([float(v) for v in items])
+    ci = mean_interval([float(v) for v in items], proportions=True)
     return ci.low, ci.high, len(items), describe_interval(ci)
 
 

@@ -51,7 +51,7 @@ def measure_interval(scores: Scores, key: str) -> tuple[str, int | None]:
         return "-", None
     if not values:
         return "no valid item", 0
-    ci = mean_interval(values)
+    ci = mean_interval(values, proportions=True)
     if ci.low is None or ci.high is None:
         return str(ci.reason), n
     return f"[{fmt(ci.low)}, {fmt(ci.high)}]", n

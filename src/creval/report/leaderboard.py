@@ -39,7 +39,7 @@ def leaderboard(
             row[metric] = value
             values = [float(v) for v in scores.per_item.get(metric, []) if v is not None]
             if values:
-                ci = mean_interval(values, confidence=confidence)
+                ci = mean_interval(values, confidence=confidence, proportions=True)
                 row[f"{metric}_n"] = ci.n
                 row[f"{metric}_low"], row[f"{metric}_high"] = ci.low, ci.high
                 if ci.reason is not None:
