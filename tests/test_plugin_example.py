@@ -18,6 +18,8 @@ import pytest
 from _cli import creval_process as creval
 from tests_paths import REPO
 
+pytestmark = pytest.mark.unverified_runs("a plug-in benchmark installed in a separate environment: verify cannot re-score it")
+
 EXAMPLE = REPO / "examples" / "creval-plugin-example"
 
 

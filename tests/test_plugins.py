@@ -7,6 +7,7 @@ import os
 import textwrap
 from pathlib import Path
 
+import pytest
 from _cli import creval_process as creval
 
 PLUGIN = '''
@@ -81,6 +82,7 @@ lenient = myplug:make_judge
 """
 
 
+@pytest.mark.unverified_runs("a plug-in benchmark registered only in the test's own site folder: verify cannot re-score it")
 def test_a_plugin_package_registers_through_entry_points(tmp_path: Path) -> None:
     site = tmp_path / "site"
     (site / "myplug").mkdir(parents=True)

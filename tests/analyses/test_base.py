@@ -13,6 +13,8 @@ from creval.errors import CrevalError
 from creval.reader import read_run
 from creval.records import ANALYSES
 
+pytestmark = pytest.mark.unverified_runs("hand-made runs: scores and analysis files written by the tests")
+
 
 def _scored_run(root: Path) -> Path:
     root.mkdir()

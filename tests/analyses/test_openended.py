@@ -17,6 +17,8 @@ from _cli import creval
 from creval.models import register_provider
 from creval.reader import read_run
 
+pytestmark = pytest.mark.unverified_runs("hand-made or deliberately incomplete runs the analyses must refuse")
+
 ANALYSES = ("naive_entropy", "se_diversity", "se_convergent", "se_temperature", "judge_accuracy",
             "entailment_models")
 

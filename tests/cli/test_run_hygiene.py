@@ -65,6 +65,7 @@ def test_replay_of_another_benchmark_or_prompt_is_refused(server: ChatServer, tm
     assert not (tmp_path / "s").exists() and not (tmp_path / "p").exists()
 
 
+@pytest.mark.unverified_runs("changes the stories file after the run on purpose: verify must refuse to re-score it")
 def test_a_changed_story_is_not_scored_against_the_old_rewrite(server: ChatServer, tmp_path: Path) -> None:
     stories = tmp_path / "stories.jsonl"
     stories.write_text('{"id": "a", "story": "A fox met a crow."}\n'

@@ -8,9 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from creval.evaluation.conditions import conditions_of
 from creval.evaluation.evidence import NOT_SENT, read_evidence
 from creval.reader import read_run
+
+pytestmark = pytest.mark.unverified_runs("hand-made runs: records written by the tests to read their evidence")
 
 
 def request(text: str, *, temperature: float, n: int = 1, system: str | None = None) -> dict[str, Any]:

@@ -43,12 +43,13 @@ EN_BATTERY = {"neocoder", "macgyver", "metric-validity", "oogiri", "lotbench", "
 
 @pytest.mark.parametrize("size", ["smoke", "standard", "paper"])
 def test_profile_plan_at_every_size_calls_no_model(tmp_path: Path, size: str) -> None:
-    """The whole English battery at each size; at paper size NeoCoder's and MacGyver's data
-    must be the papers' own files, given as a user would."""
+    """The whole English battery at each size; at paper size NeoCoder's, MacGyver's and
+    NoveltyBench's data must be the papers' own files, given as a user would."""
     out = tmp_path / size
     extra = ([] if size != "paper" else
              ["--set", f"neocoder.data={shared_data_path('neocoder', 'NeoCoder')}",
-              "--set", f"macgyver.source={shared_data_path('macgyver', 'problem_solution_pair.xlsx')}"])
+              "--set", f"macgyver.source={shared_data_path('macgyver', 'problem_solution_pair.xlsx')}",
+              "--set", f"noveltybench.data={shared_data_path('noveltybench')}"])
     done = cli("profile", *NOWHERE, "--size", size, "--out", str(out), "--plan",
                "--price", "*=1/4", "--price", "judge=2/8", *extra)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -151,7 +151,7 @@ def test_replayed_profiles_of_two_models_compare(
 @pytest.mark.parametrize(("args", "message"), [
     (["--size", "huge"], "Unknown size"),
     (["--family", "poetry"], "Unknown family"),
-    (["--only", "aut"], "not in the battery"),
+    (["--only", "macgyver-judges"], "not in the battery"),
     (["--set", "dat.trials"], "BENCHMARK.OPTION=VALUE"),
     (["--set", "dat.nonsense=1"], "Unknown option"),
     (["--set", "jcq.limit=1"], "does not run"),

@@ -21,7 +21,7 @@ import pytest
 
 from tests._ray import token_cluster
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.unverified_runs("its module fixture writes a hand-made NeoCoder run (a program added to the records) as a replay source, shared by the tests of this module")]
 
 CREVAL = [sys.executable, "-m", "creval.cli"]
 # 32-token answers: nothing here reads them, only where they were made and that both
