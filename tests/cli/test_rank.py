@@ -81,7 +81,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("rank-runs")
     server = ChatServer(reply=_answers)
     try:
-        made = {name: _run(root, server, name) for name in ("alpha", "beta", "fixed", "delta")}
+        made = {name: _run(root, server, name) for name in ("alpha", "beta", "fixed", "delta", "gpt-4o-mini")}
         questions = root / "other.jsonl"
         questions.write_text(json.dumps({"id": 901, "task": "unusual uses",
                                          "question": "List unusual uses for a teaspoon."}) + "\n")
@@ -173,3 +173,46 @@ def test_a_run_without_common_items_and_mixed_benchmarks_are_refused(runs: dict[
     (fake / "records.jsonl").write_text("")
     done = creval("rank", str(runs["alpha"]), str(fake), "--judge", "openai:j", "--plan")
     assert done.returncode == 2 and "different benchmarks" in done.stderr
+
+
+def test_a_judge_of_a_rated_models_family_does_not_decide_its_pairs(runs: dict[str, Path], tmp_path: Path) -> None:
+    """By the specs before any call: gpt-4o never sees gpt-4o-mini's answers, the other judge
+    rates it; with that judge alone gpt-4o-mini could not be rated, so the plan is refused."""
+    three = [str(runs["alpha"]), str(runs["beta"]), str(runs["gpt-4o-mini"])]
+    alone = creval("rank", *three, "--judge", "openai:gpt-4o", "--plan")
+    assert alone.returncode == 2
+    assert "No judge may decide the pairs of openai:gpt-4o-mini" in alone.stderr
+    assert "--allow-same-family-judge" in alone.stderr
+    seen: list[tuple[str, str]] = []
+
+    def reply(body: dict[str, Any]) -> tuple[int, str]:
+        content = body["messages"][-1]["content"]
+        seen.append((body["model"], content))
+        return 200, "Winner: A"
+
+    from _servers import ChatServer
+
+    server = ChatServer(reply=reply)
+    try:
+        done = creval("rank", *three, "--judge", "openai:gpt-4o,openai:judge", "--judge-base-url", server.url,
+                      "--out", str(tmp_path / "rank"), "--resamples", "50", "--no-cache", "--json")
+        assert done.returncode == 0, done.stderr
+        doc = json.loads(done.stdout)
+        assert [(s["judge"], s["model"], s["decided"]) for s in doc["same_family"]] == [
+            ("openai:gpt-4o", "openai:gpt-4o-mini", "before any call")]
+        assert not [c for m, c in seen if m == "gpt-4o" and "gpt-4o-mini" in c]
+        assert [c for m, c in seen if m == "gpt-4o"] and [c for m, c in seen if m == "judge" and "gpt-4o-mini" in c]
+        assert doc["design"]["requests"] == len(seen) == 2 * 14 * (3 + 1)
+        # after the judgements, by what the judge's answers reported
+        server.reports = "gpt-4o-2024-08-06"
+        out = tmp_path / "rank-reported"
+        hidden = creval("rank", *three, "--judge", "openai:panel-judge", "--judge-base-url", server.url,
+                        "--out", str(out), "--resamples", "50", "--no-cache", "--json")
+        assert hidden.returncode == 2 and "No judgement of openai:gpt-4o-mini is left" in hidden.stderr
+        assert "reported gpt-4o-2024-08-06 (openai family)" in hidden.stderr
+        kept = creval("rank", *three, "--judge", "openai:panel-judge", "--judge-base-url", server.url,
+                      "--out", str(out), "--resamples", "50", "--no-cache", "--json", "--allow-same-family-judge")
+        assert kept.returncode == 0, kept.stderr
+        assert json.loads(kept.stdout)["same_family"] == []
+    finally:
+        server.close()

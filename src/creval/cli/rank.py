@@ -34,6 +34,7 @@ def rank_command(
     cache: CacheFile = None,
     no_cache: NoCache = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = False,
+    allow_same_family_judge: Annotated[bool, typer.Option("--allow-same-family-judge", help="Let a judge decide the pairs of a model of its own family (left out by default: see docs/judges.md).")] = False,
 ) -> None:
     """Rate the models of several runs of one benchmark by a judge comparing their answers on
     the items all runs share, each pair in both orders: Bradley-Terry ratings with intervals,
@@ -55,7 +56,8 @@ def rank_command(
         anchors=[a.strip() for a in anchors.split(",") if a.strip()] if anchors else [],
         criterion=criterion or DEFAULT_CRITERION, prompt_file=prompt_file, max_tokens=max_tokens,
         prior=prior, confidence=confidence, resamples=resamples, seed=seed, concurrency=concurrency,
-        timeout=timeout, cache=cache, use_cache=not no_cache, progress=progress)
+        timeout=timeout, cache=cache, use_cache=not no_cache, progress=progress,
+        allow_same_family_judge=allow_same_family_judge)
     planned = plan_rank(run_dirs, settings)
     if plan:
         info = planned.to_dict()
@@ -70,6 +72,8 @@ def rank_command(
                    "(before the response cache)")
         for a, b in info["pairs"]:
             typer.echo(f"  {a} vs {b}")
+        for s in info["same_family"]:
+            typer.echo(f"  {s['judge']} does not decide the pairs of {s['model']}: {s['reason']}")
         return
     doc = run_rank(planned, settings)
     (planned.out / "ratings.md").write_text(render_markdown(doc), encoding="utf-8")

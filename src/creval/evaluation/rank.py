@@ -68,7 +68,13 @@ def plan_rank(paths: Sequence[str | Path], settings: RankSettings) -> RankPlan:
     out = Path(settings.out) if settings.out else Path("runs") / "rank" / benchmark
     if (out / "manifest.json").is_file():
         raise CrevalError(f"{out} is a run directory of a benchmark; give creval rank an --out of its own.")
-    return RankPlan(benchmark, ranked, items, design, list(settings.judges), out)
+    excluded = {}
+    if not settings.allow_same_family_judge:
+        from creval.evaluation.rank_families import by_spec, check_left, run_families
+
+        excluded = by_spec(run_families(ranked), settings.judges)
+        check_left(design.pairs, settings.judges, excluded)
+    return RankPlan(benchmark, ranked, items, design, list(settings.judges), out, excluded)
 
 
 def _template(settings: RankSettings) -> tuple[str, str]:
@@ -86,7 +92,7 @@ def _units(plan: RankPlan, settings: RankSettings, structured: list[bool]) -> li
     by_label = {r.label: r for r in plan.runs}
     units = []
     for j, judge in enumerate(plan.judges):
-        for a, b in plan.design.pairs:
+        for a, b in plan.judged(judge):
             for item in plan.items:
                 task = by_label[a].items[item][0]
                 for first, second in ((a, b), (b, a)):

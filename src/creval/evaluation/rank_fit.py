@@ -81,9 +81,29 @@ def headline(run: Any) -> dict[str, Any]:
     return dict(list(values.items())[:HEADLINE_VALUES])
 
 
+def same_family(plan: RankPlan, settings: RankSettings, records: list[Record],
+                rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[tuple[str, str], str]]:
+    """The judgements left after the judges' own answers are read (a judge whose answers
+    reported a rated model's family does not decide that model's pairs), and those exclusions."""
+    if settings.allow_same_family_judge:
+        return rows, {}
+    from creval.evaluation.rank_families import by_answers, judged, run_families
+
+    after = {k: v for k, v in by_answers(run_families(plan.runs), records).items() if k not in plan.excluded}
+    kept = [r for r in rows if judged((r["first"], r["second"]), r["judge"], after)]
+    alone = sorted({m for r in rows for m in (r["first"], r["second"])} - {m for r in kept for m in (r["first"], r["second"])})
+    if alone:
+        why = "; ".join(sorted({v for (_, m), v in after.items() if m in alone}))
+        raise CrevalError(f"No judgement of {', '.join(alone)} is left: {why}. The judgements are kept in "
+                          f"{plan.out}; add a judge of another family (--judge a,b) or pass "
+                          "--allow-same-family-judge, and run the same command again.")
+    return kept, after
+
+
 def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Record],
                      down: dict[str, str]) -> dict[str, Any]:
     """Everything ``creval rank`` reports, as plain JSON values."""
+    from creval.evaluation.rank_families import listed
     from creval.metrics.bradley_terry import (
         bootstrap_bradley_terry,
         intransitive_triads,
@@ -91,6 +111,7 @@ def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Recor
     )
 
     rows, failed, errors = outcomes(records)
+    rows, after = same_family(plan, settings, records, rows)
     models = [r.label for r in plan.runs]
     if not rows:
         detail = "; ".join(f"{e}: {m}" for e, m in down.items()) or (
@@ -138,6 +159,7 @@ def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Recor
         "items": len(plan.items), "judges": plan.judges, "design": plan.to_dict(),
         "interval": {"confidence": settings.confidence, "resamples": settings.resamples,
                      "over": "items and judges together (two-way bootstrap)"},
+        "same_family": listed(plan.excluded, "before any call") + listed(after, "after the judgements"),
         "ties_as": "half a win for each side", "prior": f"{settings.prior:g} virtual tie(s) per compared pair",
         "out": str(plan.out),
     }

@@ -228,6 +228,7 @@ class RankSettings:
     cache: Path | None = None
     use_cache: bool = True
     progress: bool = False
+    allow_same_family_judge: bool = False
 
 
 @dataclass
@@ -240,14 +241,24 @@ class RankPlan:
     design: Design
     judges: list[str]
     out: Path
+    #: (judge, model label) -> why that judge does not decide that model's pairs (before any call)
+    excluded: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def judged(self, judge: str) -> list[tuple[str, str]]:
+        """The pairs ``judge`` decides."""
+        from creval.evaluation.rank_families import judged
+
+        return [p for p in self.design.pairs if judged(p, judge, self.excluded)]
 
     @property
     def requests(self) -> int:
-        return self.design.requests(len(self.items), len(self.judges))
+        """Judge requests: every pair each judge decides, item, in both orders."""
+        return 2 * len(self.items) * sum(len(self.judged(j)) for j in self.judges)
 
     def to_dict(self) -> dict[str, Any]:
         return {"benchmark": self.benchmark, "models": [r.label for r in self.runs],
                 "runs": {r.label: str(r.run.path) for r in self.runs}, "items": len(self.items),
                 "design": self.design.name, "anchors": self.design.anchors,
                 "opponents": self.design.opponents, "pairs": [list(p) for p in self.design.pairs],
-                "judges": self.judges, "orders": 2, "requests": self.requests, "out": str(self.out)}
+                "judges": self.judges, "orders": 2, "requests": self.requests, "out": str(self.out),
+                "same_family": [{"judge": j, "model": m, "reason": why} for (j, m), why in sorted(self.excluded.items())]}

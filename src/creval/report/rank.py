@@ -66,6 +66,8 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
     ]
     lines += [f"Judge check: {c['judge']}: {c['detail']}: it chose by position, not by content; the "
               "ratings rest on its few other verdicts." for c in doc.get("judge_checks", [])]
+    lines += [f"Same family: {s['judge']} does not decide the pairs of {s['model']} ({s['reason']}; decided "
+              f"{s['decided']}); --allow-same-family-judge keeps them." for s in doc.get("same_family", [])]
     if doc["failed_parses"] or doc["failed_requests"] or doc["missing"]:
         lines.append(f"Left out: {doc['failed_parses']} answer(s) naming no winner, {doc['failed_requests']} "
                      f"failed request(s), {doc['missing']} not asked (run the same command again to finish).")
