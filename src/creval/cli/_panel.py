@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,14 +13,22 @@ PanelAggregate = Annotated[str, typer.Option(help="A judge panel's (--judge a,b,
 AllowSameFamily = Annotated[bool, typer.Option("--allow-same-family-judge", help="Keep the panel's judges of the tested model's family (by default left out, by reported snapshot; docs/judges.md).")]
 
 
-def refuse_panel_plan(judge: str | None, plan: bool, aggregate: str = "mean") -> None:
-    """``--plan`` does not cost a panel yet: say so rather than cost one judge; and
-    ``--panel-aggregate`` without a panel is a mistake, not a setting to ignore."""
+def check_panel_flags(judge: str | None, aggregate: str = "mean") -> None:
+    """``--panel-aggregate`` without a panel is a mistake, not a setting to ignore."""
     from creval.evaluation.panel_conditions import is_panel
 
     if aggregate != "mean" and not is_panel(judge):
         raise CrevalError(f"--panel-aggregate {aggregate} combines the judges of a panel: name "
                           "several judges, --judge SPEC,SPEC,... (or leave the option out).")
-    if plan and is_panel(judge):
-        raise CrevalError("--plan does not cost a judge panel yet: run --plan with each judge "
-                          "of the panel alone (--judge SPEC) and add them up.")
+
+
+def panel_plan_costs(cells: Any, *, judge: str | None, model: str, allow_same_family: bool,
+                     **options: Any) -> list[Any]:
+    """:func:`creval.evaluation.cost.plan_costs`, a panel's judges each costed
+    (:mod:`creval.evaluation.panel_cost`)."""
+    from creval.evaluation.cost import plan_costs
+    from creval.evaluation.panel_cost import panel_judges, with_panel
+
+    judges = panel_judges(judge, model, allow_same_family=allow_same_family)
+    costs = plan_costs(cells, judge=judges[0] if judges else judge, **options)
+    return with_panel(costs, judges) if judges else costs

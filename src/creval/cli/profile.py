@@ -23,7 +23,7 @@ from creval.cli._common import (
     check_effort,
     get_console,
 )
-from creval.cli._panel import AllowSameFamily, PanelAggregate, refuse_panel_plan
+from creval.cli._panel import AllowSameFamily, PanelAggregate, check_panel_flags, panel_plan_costs
 from creval.cli.plan import PlanFlag, PriceFile, PriceFlags, ReasoningRatio
 from creval.errors import CrevalError
 
@@ -78,9 +78,10 @@ def profile(
     from creval.evaluation.roles import parse_role_flags
     from creval.runner.counters import adaptation_lines, totals
 
-    refuse_panel_plan(judge, plan, panel_aggregate)
+    check_panel_flags(judge, panel_aggregate)
     if plan:
         _plan(model, size=size, out=out, lang=lang, preset=preset, judge=judge,
+              allow_same_family=allow_same_family_judge,
               roles=parse_role_flags(role or []), families=family or [], only=only or [],
               options=_overrides(set_option or []), concurrency=concurrency,
               price=price or [], prices=prices, repeats=repeats,
@@ -117,10 +118,10 @@ def profile(
 def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | None,
           judge: str | None, roles: dict[str, str], families: list[str], only: list[str],
           options: dict[str, dict[str, Any]], concurrency: int | None, price: list[str],
-          prices: Path | None, repeats: int = 1, reasoning_ratio: float | None = None) -> None:
+          prices: Path | None, repeats: int = 1, reasoning_ratio: float | None = None,
+          allow_same_family: bool = False) -> None:
     """``creval profile --plan``: the battery's requests, tokens, time and cost, unsent."""
     from creval.cli.plan import checked_prices, show_plan
-    from creval.evaluation.cost import plan_costs
     from creval.evaluation.profile import ProfileRequest, default_out, plan_profile
 
     checked = checked_prices(price, prices)  # before the battery is planned
@@ -129,7 +130,8 @@ def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | N
                              overrides=options, repeats=repeats)
     root = out or default_out(request)
     planned = plan_profile(request, root)
-    costs = plan_costs([(request.model, p) for _, p in planned], judge=judge, roles=roles,
-                       concurrency=concurrency, prices=checked,
-                       progress=True, reasoning_ratio=reasoning_ratio)
+    costs = panel_plan_costs([(request.model, p) for _, p in planned], judge=judge, model=model,
+                             allow_same_family=allow_same_family, roles=roles,
+                             concurrency=concurrency, prices=checked, progress=True,
+                             reasoning_ratio=reasoning_ratio)
     show_plan(costs, root / "plan.json")

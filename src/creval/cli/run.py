@@ -23,7 +23,7 @@ from creval.cli._common import (
     role_values,
     roles_table,
 )
-from creval.cli._panel import AllowSameFamily, PanelAggregate, refuse_panel_plan
+from creval.cli._panel import AllowSameFamily, PanelAggregate, check_panel_flags, panel_plan_costs
 from creval.cli.plan import PlanFlag, PriceFile, PriceFlags, ReasoningRatio
 from creval.errors import CrevalError
 
@@ -119,7 +119,8 @@ def run(
     models = model or ["local"]
     from creval.evaluation.panel import is_panel, parse_panel
 
-    refuse_panel_plan(judge, plan, panel_aggregate)
+    check_panel_flags(judge, panel_aggregate)
+    given_judge = judge
 
     panel = parse_panel(str(judge), judge_base_url, aggregate=panel_aggregate,
                         allow_same_family=allow_same_family_judge) if is_panel(judge) else None
@@ -132,12 +133,13 @@ def run(
         return
     if plan:
         from creval.cli.plan import checked_prices, show_plan
-        from creval.evaluation.cost import plan_costs
         from creval.evaluation.plans import slug
 
-        costs = plan_costs([(g.model, g.plan) for g in grid], judge=judge, roles=roles,
-                           concurrency=concurrency, prices=checked_prices(price or [], prices),
-                           progress=True, reasoning_ratio=reasoning_ratio)
+        checked = checked_prices(price or [], prices)
+        costs = [c for g in grid for c in panel_plan_costs(
+            [(g.model, g.plan)], judge=given_judge, model=g.model, allow_same_family=allow_same_family_judge,
+            roles=roles, concurrency=concurrency, prices=checked, progress=True,
+            reasoning_ratio=reasoning_ratio)]
         show_plan(costs, (out or Path("runs") / slug(models[0])) / "plan.json")
         return
     if executor not in ("local", "ray"):

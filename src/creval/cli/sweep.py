@@ -30,7 +30,7 @@ from creval.cli._common import (
     parse_extra_options,
     role_values,
 )
-from creval.cli._panel import AllowSameFamily, PanelAggregate, refuse_panel_plan
+from creval.cli._panel import AllowSameFamily, PanelAggregate, check_panel_flags, panel_plan_costs
 from creval.cli.plan import PlanFlag, PriceFile, PriceFlags
 from creval.errors import CrevalError
 
@@ -112,14 +112,14 @@ def sweep_command(
                 "reasoning_effort": check_effort(reasoning_effort),
                 "panel_aggregate": panel_aggregate,
                 "allow_same_family_judge": allow_same_family_judge}
-    refuse_panel_plan(judge, plan, panel_aggregate)
+    check_panel_flags(judge, panel_aggregate)
     common: dict[str, Any] = {"values": values, "model": model, "out": out, "judge": judge,
                               "preset": preset, "confidence": confidence,
                               "resamples": resamples,
                               "progress": progress and not as_json,  # stdout holds the JSON
                               "settings": settings}
     if plan:
-        common = {"plan": (price or [], prices, concurrency), "values": values, "model": model,
+        common = {"plan": (price or [], prices, concurrency, allow_same_family_judge), "values": values, "model": model,
                   "out": out, "judge": judge, "preset": preset}
     if positional[0] == "profile":
         from creval.cli.profile import _overrides
@@ -165,23 +165,22 @@ def _sweep(*args: Any, **kwargs: Any) -> Any:
     return sweep(*args, **kwargs)
 
 
-def _plan(*args: Any, plan: tuple[list[str], Path | None, int | None], out: Path | None,
+def _plan(*args: Any, plan: tuple[list[str], Path | None, int | None, bool], out: Path | None,
           **kwargs: Any) -> None:
     """``creval sweep ... --plan``: every point's requests, tokens, time and cost, unsent."""
     import dataclasses
 
     from creval.cli.plan import checked_prices, show_plan
-    from creval.evaluation.cost import plan_costs
     from creval.evaluation.sweep import sweep_out, sweep_request
 
-    price, prices, concurrency = plan
+    price, prices, concurrency, allow_same_family = plan
     checked = checked_prices(price, prices)
     request = sweep_request(*args, **kwargs)
     costs = []
     for point, cells in _sweep_cells(request, out):  # each row says its point
-        costs += [dataclasses.replace(c, benchmark=f"{c.benchmark} {point}") for c in plan_costs(
-            cells, judge=request.judge, roles=request.roles, concurrency=concurrency,
-            prices=checked)]
+        costs += [dataclasses.replace(c, benchmark=f"{c.benchmark} {point}") for c in panel_plan_costs(
+            cells, judge=request.judge, model=request.model, allow_same_family=allow_same_family,
+            roles=request.roles, concurrency=concurrency, prices=checked)]
     show_plan(costs, sweep_out(request, out) / "plan.json")
 
 
