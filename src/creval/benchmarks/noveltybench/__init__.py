@@ -69,6 +69,11 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
                    "(beyond the seed papers).")
     Options = NoveltyOptions
     roles = ("target", "judge")
+    #: ``--plan`` counts the judge's verdicts for the worst case: its stand-in answers all
+    #: differ and its stand-in judge finds every pair different, so the greedy partition asks
+    #: every pair (a real run, whose answers fall in fewer classes, asks fewer).
+    plan_worst_case = ("every one of the k answers different, the judge asked k(k-1)/2 "
+                       "same/different verdicts per prompt")
 
     def plan_answer(self, options: NoveltyOptions, role: str) -> str | None:
         # a judge that finds every pair different (the most verdicts) and rates 5
