@@ -41,7 +41,7 @@ USAGE = ("creval sweep BENCHMARK... --values OPTION=V1,V2,... [--model SPEC] [be
 
 def sweep_command(
     ctx: typer.Context,
-    names: Annotated[list[str] | None, typer.Argument(help="Benchmarks to sweep (dat, sat, ttct, jcq, macgyver, hypogen, bookmia, neocoder, noveltybench); 'profile' for the profile battery; 'compare DIR_A DIR_B' to compare two sweeps.")] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="Benchmarks to sweep (dat, sat, ttct, jcq, macgyver, hypogen, bookmia, neocoder, noveltybench, aut); 'profile' for the profile battery; 'compare DIR_A DIR_B' to compare two sweeps.")] = None,
     values: Annotated[str | None, typer.Option("--values", help="OPTION=V1,V2,...: the generation option and its values (e.g. temperature=0.2,0.7,1.0).")] = None,
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec (local, openai:NAME, hf:..., replay:SWEEP_DIR).")] = "local",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep directory (one folder per value, one run per benchmark inside); the same --out resumes. For compare: also write compare.json, compare.md and compare.html here.")] = None,
