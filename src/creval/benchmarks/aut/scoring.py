@@ -77,14 +77,14 @@ def score_aut(records: list[Record], options: AUTOptions, folder: Path | None,
         "originality_mean": [], "fluency_mean": [], "flexibility_mean": [], "elaboration_mean": []}
     model_norms: list[tuple[str, float]] = []
     start = 0
-    for key, obj, _ in answers:
+    for key, obj, record in answers:
         uses = parsed[key]
         mine = scores[start:start + len(uses)]
         start += len(uses)
         model_norms += [(obj.lower().strip(), s) for s in mine if s is not None]
         flex = _flexibility(vectors, uses, options.flexibility_threshold)
         elab, orig = elaboration(uses), _mean(mine)
-        table.append({"key": key, "object": obj, **_repeat(_),
+        table.append({"key": key, "object": obj, **_repeat(record),
                       "fluency": len(uses), "flexibility": flex,
                       "elaboration": elab, "originality": orig, "uses": "; ".join(uses)[:200]})
         for name, value in (("originality_mean", orig), ("fluency_mean", float(len(uses))),
