@@ -94,13 +94,13 @@ def score_aut(records: list[Record], options: AUTOptions, folder: Path | None,
         from creval.benchmarks.aut.repeats import per_object
 
         per_item = per_object(table, per_item)
-    scores = _assemble(options, folder, chosen, table, resources, judge_failures, per_item,
+    result = _assemble(options, folder, chosen, table, resources, judge_failures, per_item,
                        model_norms, people_scores)
     if options.repeats > 1:
         from creval.benchmarks.aut.repeats import list_noise
 
-        return list_noise(scores, table, options.repeats)
-    return scores
+        return list_noise(result, table, options.repeats)
+    return result
 
 
 def _repeat(record: Record) -> dict[str, int]:
