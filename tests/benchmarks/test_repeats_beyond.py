@@ -13,6 +13,7 @@ import pytest
 from creval.benchmarks.repeats import REPEAT_STRIDE
 from tests._cli import creval
 from tests._servers import ChatServer
+from tests.tests_paths import shared_data_path
 
 
 def novelty_reply(body: dict[str, Any]) -> tuple[int, str]:
@@ -91,3 +92,45 @@ def test_aut_repeats_ask_each_object_again_and_average_per_object(tmp_path: Path
         ("brick", 0, 1), ("brick", 1, 3), ("knife", 0, 1), ("knife", 1, 3)]
     noise = scores["noise"]["fluency_mean"]
     assert noise["repeats"] == 2 and noise["samples"] == pytest.approx(1.0)
+
+
+def test_noveltybench_repeats_pair_each_prompts_mean_with_the_published_value(
+        tmp_path: Path) -> None:
+    """GPT-4o's published generations replayed for every set (sample i of any repeat is
+    answer i): each prompt's mean over its two sets is its published value, and ``compare
+    --published`` pairs it prompt by prompt: difference 0, p = 1."""
+    from tests.benchmarks.noveltybench.test_noveltybench_replay import (
+        PROMPTS,
+        Replay,
+        compare_rows,
+        published,
+    )
+
+    class EverySet(Replay):
+        def __call__(self, body: dict[str, Any]) -> tuple[int, str]:
+            if "seed" in body:
+                body = {**body, "seed": int(body["seed"]) % REPEAT_STRIDE}
+            return super().__call__(body)
+
+    rows = published()
+    server = ChatServer(reply=EverySet(rows))
+    out = tmp_path / "gpt-4o-sets"
+    try:
+        done = creval("run", "noveltybench", "--model", "openai:gpt-4o-sets", "--base-url",
+                      server.url, "--judge", "openai:judge", "--api-key", "x", "--data",
+                      str(shared_data_path("noveltybench", "data")), "--subset", "curated",
+                      "--limit", str(PROMPTS), "--repeats", "2", "--no-progress",
+                      "--out", str(out))
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr + done.stdout
+    by_id = {row["id"]: row for row in rows.values()}
+    table = json.loads((out / "scores.json").read_text())["table"]
+    assert len(table) == PROMPTS and all(row["repeats"] == 2 for row in table)
+    for row in table:
+        assert row["distinct"] == by_id[row["id"]]["distinct"] + 1
+        assert row["utility"] == pytest.approx(by_id[row["id"]]["utility"], abs=1e-12)
+    mine = {r["measure"]: r for r in compare_rows(out) if r["subject"] == "gpt-4o-2024-11-20"}
+    assert set(mine) == {"distinct", "utility"}
+    for pair in mine.values():
+        assert pair["n"] == PROMPTS and pair["difference"] == 0 and pair["p"] == 1
