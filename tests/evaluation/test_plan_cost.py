@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ import creval
 from creval.errors import CrevalError
 from creval.evaluation.cost import Price, estimate_tokens, parse_prices
 from tests._cli import creval as cli
+from tests._servers import ChatServer
 from tests.tests_paths import shared_data_path
 
 NOWHERE = ["--model", "openai:planned-model", "--base-url", "http://127.0.0.1:9/v1"]
@@ -127,3 +129,47 @@ def test_plan_against_the_run_it_plans(tmp_path: Path) -> None:
     assert rest["units"] == 4 and rest["basis"].startswith("earlier run")
     assert rest["input_tokens"] == counted["input_tokens"]
     assert rest["output_tokens"] == counted["output_tokens"]
+
+
+def _novelty_reply(repeat_answers: bool) -> Any:
+    """Answers all different (the plan's worst case) or two of every three alike; the judge
+    says same for equal answers and rates 6."""
+    def reply(body: dict[str, Any]) -> tuple[int, str]:
+        text = body["messages"][-1]["content"]
+        if "Answer A:" in text:
+            a, rest = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
+            return 200, "same" if a == rest.split("\n\nAre Answer A")[0] else "different"
+        if "Rate how good" in text:
+            return 200, "6"
+        return 200, f"answer {int(body['seed']) % 2 if repeat_answers else body['seed']}"
+    return reply
+
+
+@pytest.mark.parametrize("repeat_answers", [False, True])
+def test_noveltybench_plan_bounds_the_judge_calls_of_a_run(tmp_path: Path,
+                                                           repeat_answers: bool) -> None:
+    """The plan counts the judge's verdicts for the worst case (every answer different):
+    k(k-1)/2 pairs and k ratings per prompt, which a run reaches when its answers all differ
+    and exceeds when they fall in fewer classes."""
+    server = ChatServer(reply=_novelty_reply(repeat_answers))
+    out = tmp_path / "nb"
+    args = ["noveltybench", "--model", "openai:m", "--base-url", server.url, "--api-key", "x",
+            "--judge", "openai:j", "--k", "4", "--limit", "2", "--out", str(out)]
+    try:
+        planned = cli("run", *args, "--plan")
+        assert planned.returncode == 0, planned.stderr
+        assert server.seen == 0  # a plan asks nothing
+        done = cli("run", *args, "--no-progress")
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    rows = {r["role"]: r for r in json.loads((out / "plan.json").read_text())["rows"]}
+    assert rows["judge"]["requests"] == 2 * (4 * 3 // 2 + 4)
+    assert "worst case" in rows["judge"]["basis"] and "worst case" in planned.stdout
+    models = json.loads((out / "scores.json").read_text())["usage"]["this_invocation"]["models"]
+    judged = sum(m["requests"] for spec, m in models.items() if "openai:j" in spec)
+    assert 0 < judged <= rows["judge"]["requests"]
+    if repeat_answers:  # two texts, each twice: one verdict (equal texts need none), 4 ratings
+        assert judged == 2 * (1 + 4) < rows["judge"]["requests"]
+    else:
+        assert judged == rows["judge"]["requests"]

@@ -68,7 +68,7 @@ def profile(
     price: PriceFlags = None,
     prices: PriceFile = None,
     reasoning_ratio: ReasoningRatio = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct and jcq: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
+    repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct, jcq, noveltybench and aut: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
     panel_aggregate: PanelAggregate = "mean",
     allow_same_family_judge: AllowSameFamily = False,
 ) -> None:

@@ -36,12 +36,12 @@ from creval.errors import CrevalError
 
 USAGE = ("creval sweep BENCHMARK... --values OPTION=V1,V2,... [--model SPEC] [benchmark "
          "options] --out DIR | creval sweep profile --values ... [--size S] [--family F] "
-         "[--set BENCH.OPTION=VALUE] | creval sweep compare DIR_A DIR_B [--quality Q]")
+         "[--set BENCH.OPTION=VALUE] | creval sweep compare DIR_A DIR_B [--at-quality Q]")
 
 
 def sweep_command(
     ctx: typer.Context,
-    names: Annotated[list[str] | None, typer.Argument(help="Benchmarks to sweep (dat, sat, ttct, jcq, macgyver, hypogen, bookmia, neocoder, noveltybench); 'profile' for the profile battery; 'compare DIR_A DIR_B' to compare two sweeps.")] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="Benchmarks to sweep (dat, sat, ttct, jcq, macgyver, hypogen, bookmia, neocoder, noveltybench, aut); 'profile' for the profile battery; 'compare DIR_A DIR_B' to compare two sweeps.")] = None,
     values: Annotated[str | None, typer.Option("--values", help="OPTION=V1,V2,...: the generation option and its values (e.g. temperature=0.2,0.7,1.0).")] = None,
     model: Annotated[str, typer.Option("--model", "-m", help="Model spec (local, openai:NAME, hf:..., replay:SWEEP_DIR).")] = "local",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep directory (one folder per value, one run per benchmark inside); the same --out resumes. For compare: also write compare.json, compare.md and compare.html here.")] = None,
@@ -54,7 +54,7 @@ def sweep_command(
     family: Annotated[list[str] | None, typer.Option("--family", help="profile: only these families; repeatable.")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="profile: only these benchmarks; repeatable.")] = None,
     set_option: Annotated[list[str] | None, typer.Option("--set", help="profile: BENCHMARK.OPTION=VALUE; repeatable.")] = None,
-    quality: Annotated[float | None, typer.Option(help="compare: the quality at which to compare (default: the middle of the range both curves reach).")] = None,
+    quality: Annotated[float | None, typer.Option("--at-quality", help="compare: the quality at which to compare (default: the middle of the range both curves reach); `--quality Q` still works after `compare`. (A benchmark's own --quality, such as noveltybench's, passes to the benchmark.)")] = None,
     confidence: Annotated[float, typer.Option(help="Level of the bootstrap intervals.")] = 0.95,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Print sweep.json (compare: the comparison) instead of tables.")] = False,
@@ -94,9 +94,10 @@ def sweep_command(
     if resamples < 1:
         raise CrevalError("--resamples takes a positive number.")
     if positional[0] == "compare":
+        quality, extra = _compare_quality(quality, extra)
         if len(positional) != 3 or extra:
             raise CrevalError("creval sweep compare takes two sweep directories: "
-                              "creval sweep compare DIR_A DIR_B [--quality Q] [--json].")
+                              "creval sweep compare DIR_A DIR_B [--at-quality Q] [--json].")
         _compare(Path(positional[1]), Path(positional[2]), quality, confidence, resamples,
                  out, as_json)
         return
@@ -154,6 +155,25 @@ def sweep_command(
             get_console(stderr=True).print(f"warning: {escape(message)}", soft_wrap=True)
         if require_score:
             raise typer.Exit(EXIT_NO_SCORE)  # every run finished without a score: sweep.md says so
+
+
+def _compare_quality(quality: float | None, extra: list[str]) -> tuple[float | None, list[str]]:
+    """``compare``'s ``--quality Q`` (its name before ``--at-quality``; outside ``compare``
+    ``--quality`` is a benchmark's option, such as noveltybench's): the value, the rest."""
+    rest = list(extra)
+    for i, token in enumerate(rest):
+        if token == "--quality" or token.startswith("--quality="):
+            text = token.partition("=")[2] if "=" in token else (rest[i + 1] if i + 1 < len(rest) else "")
+            del rest[i: i + (1 if "=" in token else 2)]
+            try:
+                value = float(text)
+            except ValueError:
+                raise CrevalError(f"--quality of creval sweep compare takes a number (the quality "
+                                  f"at which to compare), not {text!r}.") from None
+            if quality is not None and quality != value:
+                raise CrevalError("Give the quality once: --at-quality (or --quality) Q.")
+            return value, rest
+    return quality, rest
 
 
 def _sweep(*args: Any, **kwargs: Any) -> Any:

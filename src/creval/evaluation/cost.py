@@ -322,8 +322,9 @@ def plan_costs(
             stand_in = {role: plan.benchmark.plan_answer(plan.options, role) for role in choices}
             step = max(1, math.ceil(len(todo) / SAMPLE_UNITS))
             sample = todo[::step]
+            worst = getattr(plan.benchmark, "plan_worst_case", None)
             calls, driven = simulate_units(
-                plan.benchmark, plan.options, _stand_in(stand_in, filler),
+                plan.benchmark, plan.options, _stand_in(stand_in, filler, distinct=bool(worst)),
                 units=sample, budget=SIMULATION_BUDGET, at_least=1)
             scale = len(todo) / driven if driven else 0.0
             rows, tokenizers = {}, {}
@@ -338,6 +339,7 @@ def plan_costs(
                 rows[call.role] = (requests + 1, given + prompt, taken + output)
             rows = {r: (v[0] * scale, v[1] * scale, v[2] * scale) for r, v in rows.items()}
             basis = "prompts" + (f" (sample of {driven}, scaled)" if driven < len(todo) else "")
+            basis += f" (worst case: {worst})" if worst else ""
             share = (reasoning_ratio or 0.0) / (1 + (reasoning_ratio or 0.0))
             thinking = {role: row[2] * share for role, row in rows.items() if role == "target"}
         for role, (requests, given, taken) in sorted(rows.items()):
@@ -368,11 +370,15 @@ def _announced(cells: Sequence[tuple[str, Plan]], progress: bool) -> Iterator[tu
             timer.cancel()
 
 
-def _stand_in(given: Mapping[str, str | None], filler: Callable[[int], str]) -> Answer:
-    """A role's well-formed answer where the benchmark gives one, else ``max_tokens`` of text."""
+def _stand_in(given: Mapping[str, str | None], filler: Callable[[int], str], *,
+              distinct: bool = False) -> Answer:
+    """A role's well-formed answer where the benchmark gives one, else ``max_tokens`` of text;
+    with ``distinct`` (a benchmark's ``plan_worst_case``), the target's samples all differ (a
+    benchmark that compares its answers, such as NoveltyBench's partition, asks the most)."""
 
     def answer(role: str, request: GenerateRequest, sample: int) -> str:
-        return given.get(role) or filler(request.max_tokens)
+        text = given.get(role) or filler(request.max_tokens)
+        return f"{sample} {text}" if distinct and role == "target" else text
 
     return answer
 

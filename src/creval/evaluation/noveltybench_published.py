@@ -55,7 +55,10 @@ def protocol() -> Protocol:
                  "quality": ("reward", "judge"), "patience": 0.8,
                  "reward_model": "Skywork/Skywork-Reward-Gemma-2-27B-v0.2", "judge_prompt_file": None,
                  "quality_prompt_file": None, "system_prompt_file": None,
-                 "again_prompt_file": None})
+                 "again_prompt_file": None,
+                 # a run's per-prompt value is the mean over its sets of k (one set per repeat),
+                 # an estimate of what the published single set of k measures
+                 "repeats": tuple(range(1, 101))})
 
 
 def run_values(run: Run) -> ItemValues:

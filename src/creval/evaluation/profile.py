@@ -238,8 +238,8 @@ def profile(
     ``families``: a subset of ``neocoder``, ``open-ended``, ``metric-validity``,
     ``lotbench``, ``ttct``; ``only``: a subset of their benchmarks; ``options``: per-benchmark options that replace the battery's
     (``{"dat": {"trials": 10}}``); ``repeats``: independent samples per item of the
-    benchmarks that can repeat them (dat, sat, ttct, jcq), for the variance split and the noise
-    floor in their reports (as ``--repeats``). Other keyword arguments are those of
+    benchmarks that can repeat them (dat, sat, ttct, jcq, noveltybench, aut), for the
+    variance split and the noise floor in their reports (as ``--repeats``). Other keyword arguments are those of
     :func:`creval.evaluate` (``base_url``, ``judge_base_url``, ``cache``, ``threads``, ...).
     The same ``out`` resumes: finished units are not asked again.
     """

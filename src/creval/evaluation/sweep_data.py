@@ -15,6 +15,9 @@ The pairs, per benchmark (:func:`measure_pairs`), each item carrying both values
 - ``neocoder``: divergent against convergent creativity at each state ``t``, per problem.
 - ``noveltybench``: the number of distinct answers among k against the judge's mean rating
   of the k answers, per prompt.
+- ``aut``: the originality of the uses (the run's ``--scorer``: semdis, regressor or judge)
+  against the valid-use rate (valid distinct uses listed over the uses asked, at most 1),
+  per object; AUT has no quality rating of a use, so, as DAT's, its quality side is validity.
 
 Other benchmarks have no such pair and cannot be swept.
 """
@@ -35,7 +38,7 @@ from creval.records import Scores
 SWEEP_FORMAT = 1
 #: Benchmarks with a divergent measure and a quality measure of the same run.
 SWEEPABLE = ("dat", "sat", "ttct", "jcq", "macgyver", "hypogen", "bookmia", "neocoder",
-             "noveltybench")
+             "noveltybench", "aut")
 
 
 @dataclass(frozen=True)
@@ -131,9 +134,21 @@ def _noveltybench(run: Run, scores: Scores) -> list[Pair]:
                  [_num(r["distinct"]) for r in rows], quality)]
 
 
+def _aut(run: Run, scores: Scores) -> list[Pair]:
+    items = scores.per_item
+    lists, asked = len(scores.table), _num(scores.headline.get("uses_asked"))
+    if "originality_mean" not in items or not lists or not asked:
+        return []
+    per_list = asked / lists  # --uses
+    rate = [None if f is None else min(1.0, f / per_list) for f in items.get("fluency_mean", [])]
+    return [Pair("originality_mean", "AUT originality of the uses", "valid_use_rate",
+                 "valid-use rate (uses listed over uses asked)", list(items["originality_mean"]),
+                 rate)]
+
+
 _PAIRS = {"dat": _dat, "sat": _sat, "ttct": _rubric, "jcq": _rubric, "macgyver": _openended,
           "hypogen": _openended, "bookmia": _openended, "neocoder": _neocoder,
-          "noveltybench": _noveltybench}
+          "noveltybench": _noveltybench, "aut": _aut}
 
 
 def measure_pairs(run: Run) -> list[Pair]:
@@ -277,7 +292,7 @@ def compare_documents(a: tuple[Path, dict[str, Any]], b: tuple[Path, dict[str, A
                                "target": chosen, "fixed": _fixed(ca, cb, confidence)}
         if chosen is None:
             row["note"] = ("the two curves' quality ranges do not overlap: no quality both "
-                           "reach, so no matched comparison (pass --quality to choose one)")
+                           "reach, so no matched comparison (pass --at-quality to choose one)")
         else:
             m = matched_difference(ca, cb, target=chosen, confidence=confidence,
                                    resamples=resamples)

@@ -27,8 +27,9 @@ from creval.benchmarks.aut.data import (
     people_folder,
     stratified,
 )
-from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import format_prompt, load_prompt
+from creval.benchmarks.repeats import RepeatOptions, first_sample, repeat_key, repeat_meta
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.records import Record, Scores
@@ -38,7 +39,7 @@ from creval.runner.engine import Unit, UnitContext
 JUDGE_VALIDATION = 300
 
 
-class AUTOptions(BenchmarkOptions):
+class AUTOptions(RepeatOptions):
     objects: str | None = option(
         None, "Objects: a text file (one per line) or a comma-separated list; default: the Ocsai "
         "objects when --people data is there, else the starter objects.")
@@ -102,7 +103,9 @@ class AUT(Benchmark[AUTOptions]):
                 "--people), or use --scorer semdis.")
         objects = load_objects(options.objects, folder)[: options.limit]
         prompts = self.prompts(options)
-        units = [self._unit(obj, options, folder, prompts) for obj in objects]
+        # repeat r of an object: another list of uses, with seeds of its own
+        units = [self._unit(obj, options, folder, prompts, r) for obj in objects
+                 for r in range(options.repeats)]
         if options.scorer == "judge" and folder is not None:
             units += [self._people_unit(i, r, options, folder, prompts["judge_prompt"])
                       for i, r in self._validation_set(options, folder)]
@@ -117,14 +120,14 @@ class AUT(Benchmark[AUTOptions]):
                                     seed=0)
 
     def _unit(self, obj: str, options: AUTOptions, folder: Path | None,
-              prompts: dict[str, str]) -> Unit:
+              prompts: dict[str, str], repeat: int = 0) -> Unit:
         ask = GenerateRequest.chat(
             format_prompt(prompts["prompt"], options.prompt_file or "aut_en", object=obj,
                           uses=str(options.uses)),
             temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed)
 
         async def run(ctx: UnitContext) -> dict[str, Any]:
-            (answer,) = await ctx.generate(ask)
+            (answer,) = await ctx.generate(ask, first_sample=first_sample(repeat))
             out: dict[str, Any] = {"text": answer.text, "finish_reason": answer.finish_reason}
             if options.scorer == "judge":
                 uses = parse_uses(answer.text)
@@ -136,7 +139,8 @@ class AUT(Benchmark[AUTOptions]):
                 out.update(judged_uses=uses, judgements=judged)
             return out
 
-        return Unit(key=object_key(obj), run=run, meta={"object": obj})
+        return Unit(key=repeat_key(object_key(obj), repeat), run=run,
+                    meta=repeat_meta({"object": obj}, repeat))
 
     def _people_unit(self, index: int, response: Response, options: AUTOptions, folder: Path,
                      template: str) -> Unit:

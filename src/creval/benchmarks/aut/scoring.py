@@ -77,20 +77,34 @@ def score_aut(records: list[Record], options: AUTOptions, folder: Path | None,
         "originality_mean": [], "fluency_mean": [], "flexibility_mean": [], "elaboration_mean": []}
     model_norms: list[tuple[str, float]] = []
     start = 0
-    for key, obj, _ in answers:
+    for key, obj, record in answers:
         uses = parsed[key]
         mine = scores[start:start + len(uses)]
         start += len(uses)
         model_norms += [(obj.lower().strip(), s) for s in mine if s is not None]
         flex = _flexibility(vectors, uses, options.flexibility_threshold)
         elab, orig = elaboration(uses), _mean(mine)
-        table.append({"key": key, "object": obj, "fluency": len(uses), "flexibility": flex,
+        table.append({"key": key, "object": obj, **_repeat(record),
+                      "fluency": len(uses), "flexibility": flex,
                       "elaboration": elab, "originality": orig, "uses": "; ".join(uses)[:200]})
         for name, value in (("originality_mean", orig), ("fluency_mean", float(len(uses))),
                             ("flexibility_mean", float(flex)), ("elaboration_mean", elab)):
             per_item[name].append(value)
-    return _assemble(options, folder, chosen, table, resources, judge_failures, per_item,
-                     model_norms, people_scores)
+    if options.repeats > 1:  # one value per object: the mean over its lists
+        from creval.benchmarks.aut.repeats import per_object
+
+        per_item = per_object(table, per_item)
+    result = _assemble(options, folder, chosen, table, resources, judge_failures, per_item,
+                       model_norms, people_scores)
+    if options.repeats > 1:
+        from creval.benchmarks.aut.repeats import list_noise
+
+        return list_noise(result, table, options.repeats)
+    return result
+
+
+def _repeat(record: Record) -> dict[str, int]:
+    return {"repeat": int(record.unit["repeat"])} if "repeat" in record.unit else {}
 
 
 def _assemble(options: AUTOptions, folder: Path | None, chosen: list[tuple[int, Response]],
@@ -102,7 +116,9 @@ def _assemble(options: AUTOptions, folder: Path | None, chosen: list[tuple[int, 
     empty = sum(1 for row in table if not row["fluency"])
     headline: dict[str, Any] = {k: _mean(v) for k, v in per_item.items()}
     asked = options.uses * len(table)
-    headline.update(objects=len(table), empty_answers=empty, uses_asked=asked,
+    lists = {"lists": len(table)} if options.repeats > 1 else {}  # repeats: lists per object
+    headline.update(objects=len({row["object"] for row in table}), **lists,
+                    empty_answers=empty, uses_asked=asked,
                     uses_missing=sum(max(0, options.uses - row["fluency"]) for row in table))
     notes = [
         f"Originality per use by {options.scorer}"

@@ -17,9 +17,10 @@ import statistics
 from typing import Any, Literal
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
-from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.noveltybench.data import NoveltyPrompt, load_prompts
 from creval.benchmarks.noveltybench.protocol import UNIT_PARTITIONERS, prompt_unit, templates
+from creval.benchmarks.repeats import RepeatOptions, repeat_key, repeat_meta
 from creval.errors import CrevalError
 from creval.metrics.noveltybench import reward_to_rating
 from creval.records import Record, Scores
@@ -28,7 +29,7 @@ from creval.runner.engine import Unit
 Sampling = Literal["default", "paraphrase", "in-context", "system"]
 
 
-class NoveltyOptions(BenchmarkOptions):
+class NoveltyOptions(RepeatOptions):
     subset: Literal["starter", "curated", "wildchat", "both"] | None = option(
         None, "Prompts: starter (ours, offline), or the paper's curated, wildchat or both "
         "(needs --data); default: starter without --data, both with it.")
@@ -69,6 +70,11 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
                    "(beyond the seed papers).")
     Options = NoveltyOptions
     roles = ("target", "judge")
+    #: ``--plan`` counts the judge's verdicts for the worst case: its stand-in answers all
+    #: differ and its stand-in judge finds every pair different, so the greedy partition asks
+    #: every pair (a real run, whose answers fall in fewer classes, asks fewer).
+    plan_worst_case = ("every one of the k answers different, the judge asked k(k-1)/2 "
+                       "same/different verdicts per prompt")
 
     def plan_answer(self, options: NoveltyOptions, role: str) -> str | None:
         # a judge that finds every pair different (the most verdicts) and rates 5
@@ -89,7 +95,9 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
             meta = {"id": item.id, "subset": item.subset, "category": item.category,
                     "prompt": item.prompt,
                     ITEM_DIGEST: item_digest({"prompt": item.prompt})}
-            units.append(prompt_unit(f"prompt-{item.id}", item, options, words, meta))
+            units += [prompt_unit(repeat_key(f"prompt-{item.id}", r), item, options, words,
+                                  repeat_meta(meta, r), repeat=r)
+                      for r in range(options.repeats)]  # repeat r: another set of k answers
         return units
 
     def score(self, records: list[Record], options: NoveltyOptions) -> Scores:
@@ -100,7 +108,10 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
         if options.quality == "reward":
             resources["reward_model"] = options.reward_model
             rewards = list(_rewards(ok, options.reward_model))
-        rows = [_row(r, p, options, w) for r, p, w in zip(ok, partitions, rewards, strict=True)]
+        from creval.benchmarks.noveltybench.repeats import by_prompt, set_noise
+
+        sets = [_row(r, p, options, w) for r, p, w in zip(ok, partitions, rewards, strict=True)]
+        rows = by_prompt(sets) if options.repeats > 1 else sets
         distinct = [float(row["distinct"]) for row in rows]
         utilities = [float(row["utility"]) for row in rows if row["utility"] is not None]
         unrated = sum(row["utility"] is None for row in rows) if options.quality == "judge" else 0
@@ -114,13 +125,16 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
             "unparsed": unreadable + unrated_answers,  # judge answers that did not parse
             "prompts_without_answers": empty,
         }
-        return Scores(
+        if options.repeats > 1:
+            headline["answer_sets"] = len(sets)
+        scores = Scores(
             headline=headline,
             per_item={"distinct_mean": list(distinct),
                       "utility_mean": [row["utility"] for row in rows]},
             resources=resources, table=rows, notes=_notes(options, unrated, unreadable),
         ).with_extra(k=options.k, subset=options.subset, partitioner=options.partitioner,
                      quality=options.quality, per_category=_per_category(rows))
+        return set_noise(scores, sets, options)
 
 
 def _check_partitioner(spec: str) -> None:
@@ -210,6 +224,7 @@ def _row(record: Record, partition: list[int], options: NoveltyOptions,
         value = utility(partition, ratings, patience=options.patience)
     return {"id": record.unit.get("id", record.key), "key": record.key,
             "subset": record.unit.get("subset", ""), "category": record.unit.get("category", ""),
+            **({"repeat": int(record.unit["repeat"])} if "repeat" in record.unit else {}),
             "k": len(partition), "distinct": distinct_classes(partition),
             "distinct_paper": distinct_classes(partition) - 1, "utility": value,
             "mean_rating": mean_or_none([float(x) for x in ratings if x is not None]),

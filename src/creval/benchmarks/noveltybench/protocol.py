@@ -91,21 +91,25 @@ def check_sampling(item: NoveltyPrompt, options: NoveltyOptions) -> None:
 
 
 async def sample(ctx: UnitContext, item: NoveltyPrompt, options: NoveltyOptions,
-                 words: dict[str, str]) -> list[str]:
-    """The k answers, asked the way ``--sampling`` says (the paper's ``inference.py``)."""
+                 words: dict[str, str], repeat: int = 0) -> list[str]:
+    """The k answers, asked the way ``--sampling`` says (the paper's ``inference.py``);
+    ``repeat`` r >= 1 asks another set of k with sample indices of its own
+    (:func:`creval.benchmarks.repeats.first_sample`)."""
+    from creval.benchmarks.repeats import first_sample
+
     params: dict[str, Any] = {"temperature": options.temperature,
                               "max_tokens": options.max_tokens, "seed": options.seed}
     k = options.k
     if options.sampling in ("default", "system"):
         request = GenerateRequest.chat(item.prompt, system=words.get("system"), n=k, **params)
-        return [c.text for c in await ctx.generate(request)]
+        return [c.text for c in await ctx.generate(request, first_sample=first_sample(repeat))]
     answers: list[str] = []
     messages = [Message(role="user", content=item.prompt)]
     for i in range(k):
         if options.sampling == "paraphrase":
             messages = [Message(role="user", content=item.prompt_paraphrases[i])]
         (completion,) = await ctx.generate(GenerateRequest(messages=tuple(messages), **params),
-                                           first_sample=i)
+                                           first_sample=first_sample(repeat, i))
         answers.append(completion.text)
         if options.sampling == "in-context":
             messages += [Message(role="assistant", content=completion.text),
@@ -165,12 +169,13 @@ async def ratings(ctx: UnitContext, prompt: str, answers: list[str],
 
 
 def prompt_unit(key: str, item: NoveltyPrompt, options: NoveltyOptions,
-                words: dict[str, str], meta: dict[str, Any]) -> Unit:
-    """One prompt's unit: its k answers, then the judge's partition and ratings if asked."""
+                words: dict[str, str], meta: dict[str, Any], repeat: int = 0) -> Unit:
+    """One prompt's unit (one set of k answers of ``repeat``): its k answers, then the
+    judge's partition and ratings if asked."""
     check_sampling(item, options)
 
     async def run(ctx: UnitContext) -> dict[str, Any]:
-        answers = await sample(ctx, item, options, words)
+        answers = await sample(ctx, item, options, words, repeat)
         out: dict[str, Any] = {"generations": answers}
         if options.partitioner == "judge":
             out["partition"], out["unreadable_verdicts"] = await judge_partition(
