@@ -6,7 +6,9 @@ samples where an interval is printed ("-": none is printed at that n). Columns: 
 interval of a mean (t with Hall's skewness correction, from 10 items), the plain t interval
 and the percentile bootstrap creval printed before; the percentile among people (from 10
 trials); the difference of two means (Welch with Hall's correction, from 30 a side, and the
-plain Welch); a sweep trend (bootstrap interval and p of the same resamples, from 30 pairs).
+plain Welch); a sweep trend (bootstrap interval and p of the same resamples, from 30 pairs);
+the AUROC and Cohen's d of two sets (from 5 texts a set) beside the percentile bootstrap
+printed before; a correlation's Fisher z interval (Pearson and Spearman, from 10 pairs).
 
 Run: ``.venv/bin/python bench/interval_coverage.py`` (about 3 minutes on 2 cores).
 """
@@ -109,8 +111,72 @@ def trend_table(reps: int = 600) -> None:
             print(f"| {noise} | {k} x {per} | {k * per} | {cell} |")
 
 
+def separation_table(reps: int = 10_000, boot: int = 1000) -> None:
+    """AUROC (DeLong on the logit scale) and Cohen's d (noncentral t) from 5 texts a set,
+    beside the percentile bootstrap printed before (500 samples x ``boot`` resamples)."""
+    from creval.metrics.separation import _auroc_rows, _cohens_d_rows
+    from creval.metrics.separation_ci import auroc_intervals, cohens_d_intervals
+    from tests.metrics.test_interval_coverage_more import SETS
+
+    print("\n| creative vs uncreative | n a set | AUROC: creval (DeLong, logit) | AUROC: percentile "
+          "bootstrap (before) | d: creval (noncentral t) | d: percentile bootstrap (before) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, (dp, dn, true_a, true_d) in SETS.items():
+        for n in SIZES:
+            rng = np.random.default_rng(400 + n)
+            pos, neg = dp(rng, (reps, n)), dn(rng, (reps, n))
+            cells = []
+            for rows, boot_rows, truth in ((auroc_intervals, _auroc_rows, true_a),
+                                           (cohens_d_intervals, _cohens_d_rows, true_d)):
+                _, low, high = rows(pos, neg)
+                ok = ~np.isnan(low)
+                cells.append(_cell(((low <= truth) & (truth <= high))[ok].mean() if ok.any() else np.nan))
+                hits = []
+                for p, q in zip(pos[:500], neg[:500], strict=True):
+                    values = boot_rows(p[rng.integers(0, n, (boot, n))], q[rng.integers(0, n, (boot, n))])
+                    values = values[np.isfinite(values)]
+                    if len(values):
+                        lo, hi = np.quantile(values, [0.025, 0.975])
+                        hits.append(lo <= truth <= hi)
+                cells.append(f"{np.mean(hits):.3f}")
+            print(f"| {name} | {n} | " + " | ".join(cells) + " |")
+
+
+def correlation_table(reps: int = 20_000) -> None:
+    """Fisher z intervals of Pearson's r and Spearman's rho (Bonett and Wright), from 10 pairs."""
+    from creval.metrics.correlation import MIN_PAIRS
+    from tests.metrics.test_interval_coverage_more import _correlated
+
+    print("\n| scorer vs people | n pairs | Pearson (Fisher z) | Spearman (Fisher z, Bonett-Wright) |")
+    print("| --- | --- | --- | --- |")
+    for kind in ("exponential", "lognormal", "Likert ratings", "beta"):
+        rng = np.random.default_rng(500)
+        bx, by = _correlated(kind, rng, (1_000_000,))
+        truths = {"pearson": float(np.corrcoef(bx, by)[0, 1]),
+                  "spearman": float(stats.spearmanr(bx[:300_000], by[:300_000]).statistic)}
+        for n in SIZES:
+            if n < MIN_PAIRS:
+                print(f"| {kind} | {n} | - | - |")
+                continue
+            x, y = _correlated(kind, rng, (reps, n))
+            cells = []
+            for method, truth in truths.items():
+                a, b = ((stats.rankdata(x, axis=-1), stats.rankdata(y, axis=-1)) if method == "spearman"
+                        else (x, y))
+                ac, bc = a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    r = (ac * bc).sum(-1) / np.sqrt((ac**2).sum(-1) * (bc**2).sum(-1))
+                se = np.sqrt((1 + r * r / 2) / (n - 3)) if method == "spearman" else 1 / np.sqrt(n - 3)
+                z, q = np.arctanh(np.clip(r, -1 + 1e-12, 1 - 1e-12)), stats.norm.ppf(0.975)
+                hit = (np.tanh(z - q * se) <= truth) & (truth <= np.tanh(z + q * se))
+                cells.append(f"{hit[np.isfinite(r)].mean():.3f}")
+            print(f"| {kind} | {n} | " + " | ".join(cells) + " |")
+
+
 if __name__ == "__main__":
     print(f"nominal 95%; creval prints an interval of a mean from {MIN_ITEMS} items\n")
     means_table()
     differences_table()
     trend_table()
+    separation_table()
+    correlation_table()
