@@ -8,7 +8,8 @@ and the percentile bootstrap creval printed before; the percentile among people 
 trials); the difference of two means (Welch with Hall's correction, from 30 a side, and the
 plain Welch); a sweep trend (bootstrap interval and p of the same resamples, from 30 pairs);
 the AUROC and Cohen's d of two sets (from 5 texts a set) beside the percentile bootstrap
-printed before; a correlation's Fisher z interval (Pearson and Spearman, from 10 pairs).
+printed before; a correlation's Fisher z interval (Pearson and Spearman, from 10 pairs); a
+judge's agreement over stories (percentile bootstrap against a cluster jackknife).
 
 Run: ``.venv/bin/python bench/interval_coverage.py`` (about 3 minutes on 2 cores).
 """
@@ -173,6 +174,60 @@ def correlation_table(reps: int = 20_000) -> None:
             print(f"| {kind} | {n} | " + " | ".join(cells) + " |")
 
 
+
+def _judge_stories(rng: np.random.Generator, stories: int, tests: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A judge's and the experts' 0/1 verdicts on ``stories`` x 14 fixed tests: a story's
+    quality shifts both, the judge agrees with the experts' latent beyond chance."""
+    quality = rng.normal(0.0, 1.0, (stories, 1))
+    latent = quality + tests - 0.5
+    experts = (rng.random(latent.shape) < 1 / (1 + np.exp(-latent))).astype(int)
+    judge = (0.8 * latent + rng.normal(0, 1, latent.shape) + rng.normal(0, 0.5, (stories, 1)) > 0)
+    return judge.astype(int), experts
+
+
+def agreement_table(reps: int = 600) -> None:
+    """TTCW-judges' accuracy and kappa over stories: the percentile bootstrap over stories
+    creval printed before (1,000 resamples) beside creval's cluster jackknife with Student's t
+    (``clustered_agreement``)."""
+    from creval.metrics.rater_agreement import clustered_agreement
+
+    tests = np.random.default_rng(9).normal(0.0, 1.0, (1, 14))
+    judge, experts = _judge_stories(np.random.default_rng(1), 100_000, tests)
+    truth = _agreement_sums(np.stack([np.full(100_000, 14), (judge == experts).sum(1),
+                                      judge.sum(1), experts.sum(1)], -1).sum(0))
+    print("\n| stories (x 14 tests) | accuracy: percentile bootstrap (before) | kappa: percentile "
+          "bootstrap (before) | accuracy: creval (jackknife + t, from 5) | kappa: creval |")
+    print("| --- | --- | --- | --- | --- |")
+    rng = np.random.default_rng(2)
+    for c in SIZES:
+        boot, ours, printed = np.zeros(2), np.zeros(2), np.zeros(2)
+        for _ in range(reps):
+            j, e = _judge_stories(rng, c, tests)
+            per = np.stack([np.full(c, 14), (j == e).sum(1), j.sum(1), e.sum(1)], -1).astype(float)
+            draws = _agreement_sums(per[rng.integers(0, c, (1000, c))].sum(1))
+            for k in range(2):
+                values = draws[k][np.isfinite(draws[k])]
+                lo, hi = np.quantile(values, [0.025, 0.975]) if len(values) else (np.nan, np.nan)
+                boot[k] += lo <= truth[k] <= hi
+            r = clustered_agreement(j.ravel().tolist(), e.ravel().tolist(),
+                                    np.repeat(np.arange(c), 14).tolist())
+            for k, (lo, hi) in enumerate(((r.accuracy_low, r.accuracy_high), (r.kappa_low, r.kappa_high))):
+                if lo is not None and hi is not None:
+                    printed[k] += 1
+                    ours[k] += lo <= truth[k] <= hi
+        cells = [f"{v / reps:.3f}" for v in boot]
+        cells += [f"{o / p:.3f}" if p else "-" for o, p in zip(ours, printed, strict=True)]
+        print(f"| {c} | " + " | ".join(cells) + " |")
+
+
+def _agreement_sums(sums: np.ndarray) -> np.ndarray:
+    """(accuracy, kappa) from summed (items, agreements, judge's Yes, experts' Yes)."""
+    n = sums[..., 0]
+    p, a, b = sums[..., 1] / n, sums[..., 2] / n, sums[..., 3] / n
+    chance = a * b + (1 - a) * (1 - b)
+    with np.errstate(all="ignore"):
+        return np.array([p, (p - chance) / (1 - chance)])
+
 if __name__ == "__main__":
     print(f"nominal 95%; creval prints an interval of a mean from {MIN_ITEMS} items\n")
     means_table()
@@ -180,3 +235,4 @@ if __name__ == "__main__":
     trend_table()
     separation_table()
     correlation_table()
+    agreement_table()
