@@ -175,21 +175,12 @@ def correlation_table(reps: int = 20_000) -> None:
 
 
 
-def _judge_stories(rng: np.random.Generator, stories: int, tests: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A judge's and the experts' 0/1 verdicts on ``stories`` x 14 fixed tests: a story's
-    quality shifts both, the judge agrees with the experts' latent beyond chance."""
-    quality = rng.normal(0.0, 1.0, (stories, 1))
-    latent = quality + tests - 0.5
-    experts = (rng.random(latent.shape) < 1 / (1 + np.exp(-latent))).astype(int)
-    judge = (0.8 * latent + rng.normal(0, 1, latent.shape) + rng.normal(0, 0.5, (stories, 1)) > 0)
-    return judge.astype(int), experts
-
-
 def agreement_table(reps: int = 600) -> None:
     """TTCW-judges' accuracy and kappa over stories: the percentile bootstrap over stories
     creval printed before (1,000 resamples) beside creval's cluster jackknife with Student's t
     (``clustered_agreement``)."""
     from creval.metrics.rater_agreement import clustered_agreement
+    from tests.metrics.test_interval_coverage_more import _judge_stories
 
     tests = np.random.default_rng(9).normal(0.0, 1.0, (1, 14))
     judge, experts = _judge_stories(np.random.default_rng(1), 100_000, tests)

@@ -1,6 +1,7 @@
 """Coverage, simulated, of the intervals ``tests/metrics/test_interval_coverage.py`` leaves
 out: the AUROC and Cohen's d of two sets (``creval run metric-validity``) and a correlation
-with people's ratings (Fisher z, AUT's validation). Each covers
+with people's ratings (Fisher z, AUT's validation), a judge's agreement over stories
+(``ttcw-judges``). Each covers
 the true value at least 93% of the time (nominal 95% less 2 points) at n = 2, 5, 10, 30 on
 skewed and bounded data where an interval is printed, and where a method cannot, none is.
 ``bench/interval_coverage.py`` runs the same cells with more replications.
@@ -179,3 +180,40 @@ def test_correlation_interval_covers_or_is_not_printed(kind: str, method: str) -
         ok = np.isfinite(r)
         coverage = float(((low <= truth) & (truth <= high))[ok].mean())
         assert coverage >= NOMINAL - SLACK, (kind, method, n, coverage)
+
+
+def _judge_stories(rng: np.random.Generator, stories: int, tests: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A judge's and the experts' 0/1 verdicts on ``stories`` x 14 fixed tests: a story's
+    quality shifts both, the judge agrees with the experts' latent beyond chance."""
+    quality = rng.normal(0.0, 1.0, (stories, 1))
+    latent = quality + tests - 0.5
+    experts = (rng.random(latent.shape) < 1 / (1 + np.exp(-latent))).astype(int)
+    judge = (0.8 * latent + rng.normal(0, 1, latent.shape) + rng.normal(0, 0.5, (stories, 1)) > 0)
+    return judge.astype(int), experts
+
+
+def test_judge_agreement_over_stories_covers_or_is_not_printed() -> None:
+    """TTCW-judges' accuracy and kappa (jackknife over stories): none below 5 stories, and
+    from 5 coverage of the population's values. 300 samples a cell: the bar is 1 point lower
+    for their Monte Carlo error (about 1.3 points); the bench runs 600."""
+    from creval.metrics.rater_agreement import MIN_CLUSTERS, clustered_agreement
+
+    tests = np.random.default_rng(9).normal(0.0, 1.0, (1, 14))
+    judge, experts = _judge_stories(np.random.default_rng(1), 100_000, tests)
+    p_o, a, b = (judge == experts).mean(), judge.mean(), experts.mean()
+    chance = a * b + (1 - a) * (1 - b)
+    truth = (p_o, (p_o - chance) / (1 - chance))
+    rng = np.random.default_rng(3)
+    for c in SIZES:
+        hits, printed = np.zeros(2), np.zeros(2)
+        for _ in range(300 if c >= MIN_CLUSTERS else 10):
+            j, e = _judge_stories(rng, c, tests)
+            r = clustered_agreement(j.ravel().tolist(), e.ravel().tolist(), np.repeat(np.arange(c), 14).tolist())
+            for k, (lo, hi) in enumerate(((r.accuracy_low, r.accuracy_high), (r.kappa_low, r.kappa_high))):
+                if lo is not None and hi is not None:
+                    printed[k] += 1
+                    hits[k] += lo <= truth[k] <= hi
+        if c < MIN_CLUSTERS:
+            assert printed.sum() == 0, c
+        else:
+            assert printed.min() > 250 and (hits / printed >= NOMINAL - SLACK - 0.01).all(), (c, hits / printed)
