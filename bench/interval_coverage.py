@@ -9,9 +9,10 @@ trials); the difference of two means (Welch with Hall's correction, from 30 a si
 plain Welch); a sweep trend (bootstrap interval and p of the same resamples, from 30 pairs);
 the AUROC and Cohen's d of two sets (from 5 texts a set) beside the percentile bootstrap
 printed before; a correlation's Fisher z interval (Pearson and Spearman, from 10 pairs); a
-judge's agreement over stories (percentile bootstrap against a cluster jackknife).
+judge's agreement over stories (percentile bootstrap against a cluster jackknife); Zou's
+difference of two correlations.
 
-Run: ``.venv/bin/python bench/interval_coverage.py`` (about 3 minutes on 2 cores).
+Run: ``.venv/bin/python bench/interval_coverage.py`` (about 15 minutes on 2 busy cores).
 """
 
 from __future__ import annotations
@@ -219,6 +220,34 @@ def _agreement_sums(sums: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         return np.array([p, (p - chance) / (1 - chance)])
 
+
+def zou_table(reps: int = 3000) -> None:
+    """Zou's interval of the difference of two scorers' correlations with people's ratings."""
+    from creval.metrics.correlation import correlation_difference
+    from tests.metrics.test_interval_coverage_more import _two_scorers
+
+    print("\n| people's ratings vs two scorers | n responses | Pearson (Zou) | Spearman (Zou, "
+          "Bonett-Wright) |")
+    print("| --- | --- | --- | --- |")
+    for kind in ("skewed noise", "bounded scores"):
+        rng = np.random.default_rng(21)
+        y, a, b = _two_scorers(kind, rng, 400_000)
+        ranks = [stats.rankdata(v) for v in (y, a, b)]
+        truths = {"pearson": np.corrcoef(y, a)[0, 1] - np.corrcoef(y, b)[0, 1],
+                  "spearman": np.corrcoef(ranks[0], ranks[1])[0, 1] - np.corrcoef(ranks[0], ranks[2])[0, 1]}
+        for n in (10, 30):
+            cells = []
+            for method, truth in truths.items():
+                hits = printed = 0
+                for _ in range(reps):
+                    d = correlation_difference(*(v.tolist() for v in _two_scorers(kind, rng, n)),
+                                               method=method)  # type: ignore[arg-type]
+                    if d.low is not None and d.high is not None:
+                        printed += 1
+                        hits += d.low <= truth <= d.high
+                cells.append(f"{hits / printed:.3f}")
+            print(f"| {kind} | {n} | " + " | ".join(cells) + " |")
+
 if __name__ == "__main__":
     print(f"nominal 95%; creval prints an interval of a mean from {MIN_ITEMS} items\n")
     means_table()
@@ -227,3 +256,4 @@ if __name__ == "__main__":
     separation_table()
     correlation_table()
     agreement_table()
+    zou_table()

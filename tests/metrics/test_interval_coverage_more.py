@@ -1,6 +1,7 @@
 """Coverage, simulated, of the intervals ``tests/metrics/test_interval_coverage.py`` leaves
 out: the AUROC and Cohen's d of two sets (``creval run metric-validity``) and a correlation
-with people's ratings (Fisher z, AUT's validation), a judge's agreement over stories
+with people's ratings (Fisher z, AUT's validation) and Zou's difference of two such
+correlations, a judge's agreement over stories
 (``ttcw-judges``). Each covers
 the true value at least 93% of the time (nominal 95% less 2 points) at n = 2, 5, 10, 30 on
 skewed and bounded data where an interval is printed, and where a method cannot, none is.
@@ -217,3 +218,37 @@ def test_judge_agreement_over_stories_covers_or_is_not_printed() -> None:
             assert printed.sum() == 0, c
         else:
             assert printed.min() > 250 and (hits / printed >= NOMINAL - SLACK - 0.01).all(), (c, hits / printed)
+
+
+def _two_scorers(kind: str, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """People's 1-5 ratings ``y`` of ``n`` responses and two scorers' scores of them (AUT's
+    ``r_minus_NAME``): one closer to the people than the other, with skewed or bounded noise."""
+    z = rng.normal(size=n)
+    cuts = stats.norm.ppf(np.cumsum(LIKERT_A)[:-1])
+    y = 1.0 + np.searchsorted(cuts, 0.7 * z + 0.7 * rng.normal(size=n))
+    if kind == "skewed noise":
+        return y, z + 0.6 * rng.exponential(1.0, n), 0.6 * z + rng.exponential(1.0, n)
+    return y, z + rng.beta(2.0, 5.0, n) * 3, np.clip(np.round(2 + 0.6 * z + rng.normal(size=n)), 0, 4)
+
+
+@pytest.mark.parametrize("kind", ["skewed noise", "bounded scores"])
+@pytest.mark.parametrize("method", ["pearson", "spearman"])
+def test_zou_difference_of_correlations_covers_or_is_not_printed(kind: str, method: str) -> None:
+    from creval.metrics.correlation import MIN_PAIRS, correlation_difference
+
+    rng = np.random.default_rng(17)
+    y, a, b = _two_scorers(kind, rng, 400_000)
+    if method == "spearman":
+        y, a, b = (stats.rankdata(v) for v in (y, a, b))
+    truth = float(np.corrcoef(y, a)[0, 1] - np.corrcoef(y, b)[0, 1])
+    for n in SIZES:
+        hits = printed = 0
+        for _ in range(1000 if n >= MIN_PAIRS else 10):
+            d = correlation_difference(*(v.tolist() for v in _two_scorers(kind, rng, n)), method=method)
+            if d.low is not None and d.high is not None:
+                printed += 1
+                hits += d.low <= truth <= d.high
+        if n < MIN_PAIRS:
+            assert printed == 0
+        else:
+            assert printed > 950 and hits / printed >= NOMINAL - SLACK, (kind, method, n, hits / printed)
