@@ -6,9 +6,13 @@ samples where an interval is printed ("-": none is printed at that n). Columns: 
 interval of a mean (t with Hall's skewness correction, from 10 items), the plain t interval
 and the percentile bootstrap creval printed before; the percentile among people (from 10
 trials); the difference of two means (Welch with Hall's correction, from 30 a side, and the
-plain Welch); a sweep trend (bootstrap interval and p of the same resamples, from 30 pairs).
+plain Welch); a sweep trend (bootstrap interval and p of the same resamples, from 30 pairs);
+the AUROC and Cohen's d of two sets (from 5 texts a set) beside the percentile bootstrap
+printed before; a correlation's Fisher z interval (Pearson and Spearman, from 10 pairs); a
+judge's agreement over stories (percentile bootstrap against a cluster jackknife); Zou's
+difference of two correlations.
 
-Run: ``.venv/bin/python bench/interval_coverage.py`` (about 3 minutes on 2 cores).
+Run: ``.venv/bin/python bench/interval_coverage.py`` (about 15 minutes on 2 busy cores).
 """
 
 from __future__ import annotations
@@ -109,8 +113,147 @@ def trend_table(reps: int = 600) -> None:
             print(f"| {noise} | {k} x {per} | {k * per} | {cell} |")
 
 
+def separation_table(reps: int = 10_000, boot: int = 1000) -> None:
+    """AUROC (DeLong on the logit scale) and Cohen's d (noncentral t) from 5 texts a set,
+    beside the percentile bootstrap printed before (500 samples x ``boot`` resamples)."""
+    from creval.metrics.separation import _auroc_rows, _cohens_d_rows
+    from creval.metrics.separation_ci import auroc_intervals, cohens_d_intervals
+    from tests.metrics.test_interval_coverage_more import SETS
+
+    print("\n| creative vs uncreative | n a set | AUROC: creval (DeLong, logit) | AUROC: percentile "
+          "bootstrap (before) | d: creval (noncentral t) | d: percentile bootstrap (before) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, (dp, dn, true_a, true_d) in SETS.items():
+        for n in SIZES:
+            rng = np.random.default_rng(400 + n)
+            pos, neg = dp(rng, (reps, n)), dn(rng, (reps, n))
+            cells = []
+            for rows, boot_rows, truth in ((auroc_intervals, _auroc_rows, true_a),
+                                           (cohens_d_intervals, _cohens_d_rows, true_d)):
+                _, low, high = rows(pos, neg)
+                ok = ~np.isnan(low)
+                cells.append(_cell(((low <= truth) & (truth <= high))[ok].mean() if ok.any() else np.nan))
+                hits = []
+                for p, q in zip(pos[:500], neg[:500], strict=True):
+                    values = boot_rows(p[rng.integers(0, n, (boot, n))], q[rng.integers(0, n, (boot, n))])
+                    values = values[np.isfinite(values)]
+                    if len(values):
+                        lo, hi = np.quantile(values, [0.025, 0.975])
+                        hits.append(lo <= truth <= hi)
+                cells.append(f"{np.mean(hits):.3f}")
+            print(f"| {name} | {n} | " + " | ".join(cells) + " |")
+
+
+def correlation_table(reps: int = 20_000) -> None:
+    """Fisher z intervals of Pearson's r and Spearman's rho (Bonett and Wright), from 10 pairs."""
+    from creval.metrics.correlation import MIN_PAIRS
+    from tests.metrics.test_interval_coverage_more import _correlated
+
+    print("\n| scorer vs people | n pairs | Pearson (Fisher z) | Spearman (Fisher z, Bonett-Wright) |")
+    print("| --- | --- | --- | --- |")
+    for kind in ("exponential", "lognormal", "Likert ratings", "beta"):
+        rng = np.random.default_rng(500)
+        bx, by = _correlated(kind, rng, (1_000_000,))
+        truths = {"pearson": float(np.corrcoef(bx, by)[0, 1]),
+                  "spearman": float(stats.spearmanr(bx[:300_000], by[:300_000]).statistic)}
+        for n in SIZES:
+            if n < MIN_PAIRS:
+                print(f"| {kind} | {n} | - | - |")
+                continue
+            x, y = _correlated(kind, rng, (reps, n))
+            cells = []
+            for method, truth in truths.items():
+                a, b = ((stats.rankdata(x, axis=-1), stats.rankdata(y, axis=-1)) if method == "spearman"
+                        else (x, y))
+                ac, bc = a - a.mean(-1, keepdims=True), b - b.mean(-1, keepdims=True)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    r = (ac * bc).sum(-1) / np.sqrt((ac**2).sum(-1) * (bc**2).sum(-1))
+                se = np.sqrt((1 + r * r / 2) / (n - 3)) if method == "spearman" else 1 / np.sqrt(n - 3)
+                z, q = np.arctanh(np.clip(r, -1 + 1e-12, 1 - 1e-12)), stats.norm.ppf(0.975)
+                hit = (np.tanh(z - q * se) <= truth) & (truth <= np.tanh(z + q * se))
+                cells.append(f"{hit[np.isfinite(r)].mean():.3f}")
+            print(f"| {kind} | {n} | " + " | ".join(cells) + " |")
+
+
+
+def agreement_table(reps: int = 600) -> None:
+    """TTCW-judges' accuracy and kappa over stories: the percentile bootstrap over stories
+    creval printed before (1,000 resamples) beside creval's cluster jackknife with Student's t
+    (``clustered_agreement``)."""
+    from creval.metrics.rater_agreement import clustered_agreement
+    from tests.metrics.test_interval_coverage_more import _judge_stories
+
+    tests = np.random.default_rng(9).normal(0.0, 1.0, (1, 14))
+    judge, experts = _judge_stories(np.random.default_rng(1), 100_000, tests)
+    truth = _agreement_sums(np.stack([np.full(100_000, 14), (judge == experts).sum(1),
+                                      judge.sum(1), experts.sum(1)], -1).sum(0))
+    print("\n| stories (x 14 tests) | accuracy: percentile bootstrap (before) | kappa: percentile "
+          "bootstrap (before) | accuracy: creval (jackknife + t, from 5) | kappa: creval |")
+    print("| --- | --- | --- | --- | --- |")
+    rng = np.random.default_rng(2)
+    for c in SIZES:
+        boot, ours, printed = np.zeros(2), np.zeros(2), np.zeros(2)
+        for _ in range(reps):
+            j, e = _judge_stories(rng, c, tests)
+            per = np.stack([np.full(c, 14), (j == e).sum(1), j.sum(1), e.sum(1)], -1).astype(float)
+            draws = _agreement_sums(per[rng.integers(0, c, (1000, c))].sum(1))
+            for k in range(2):
+                values = draws[k][np.isfinite(draws[k])]
+                lo, hi = np.quantile(values, [0.025, 0.975]) if len(values) else (np.nan, np.nan)
+                boot[k] += lo <= truth[k] <= hi
+            r = clustered_agreement(j.ravel().tolist(), e.ravel().tolist(),
+                                    np.repeat(np.arange(c), 14).tolist())
+            for k, (lo, hi) in enumerate(((r.accuracy_low, r.accuracy_high), (r.kappa_low, r.kappa_high))):
+                if lo is not None and hi is not None:
+                    printed[k] += 1
+                    ours[k] += lo <= truth[k] <= hi
+        cells = [f"{v / reps:.3f}" for v in boot]
+        cells += [f"{o / p:.3f}" if p else "-" for o, p in zip(ours, printed, strict=True)]
+        print(f"| {c} | " + " | ".join(cells) + " |")
+
+
+def _agreement_sums(sums: np.ndarray) -> np.ndarray:
+    """(accuracy, kappa) from summed (items, agreements, judge's Yes, experts' Yes)."""
+    n = sums[..., 0]
+    p, a, b = sums[..., 1] / n, sums[..., 2] / n, sums[..., 3] / n
+    chance = a * b + (1 - a) * (1 - b)
+    with np.errstate(all="ignore"):
+        return np.array([p, (p - chance) / (1 - chance)])
+
+
+def zou_table(reps: int = 3000) -> None:
+    """Zou's interval of the difference of two scorers' correlations with people's ratings."""
+    from creval.metrics.correlation import correlation_difference
+    from tests.metrics.test_interval_coverage_more import _two_scorers
+
+    print("\n| people's ratings vs two scorers | n responses | Pearson (Zou) | Spearman (Zou, "
+          "Bonett-Wright) |")
+    print("| --- | --- | --- | --- |")
+    for kind in ("skewed noise", "bounded scores"):
+        rng = np.random.default_rng(21)
+        y, a, b = _two_scorers(kind, rng, 400_000)
+        ranks = [stats.rankdata(v) for v in (y, a, b)]
+        truths = {"pearson": np.corrcoef(y, a)[0, 1] - np.corrcoef(y, b)[0, 1],
+                  "spearman": np.corrcoef(ranks[0], ranks[1])[0, 1] - np.corrcoef(ranks[0], ranks[2])[0, 1]}
+        for n in (10, 30):
+            cells = []
+            for method, truth in truths.items():
+                hits = printed = 0
+                for _ in range(reps):
+                    d = correlation_difference(*(v.tolist() for v in _two_scorers(kind, rng, n)),
+                                               method=method)  # type: ignore[arg-type]
+                    if d.low is not None and d.high is not None:
+                        printed += 1
+                        hits += d.low <= truth <= d.high
+                cells.append(f"{hits / printed:.3f}")
+            print(f"| {kind} | {n} | " + " | ".join(cells) + " |")
+
 if __name__ == "__main__":
     print(f"nominal 95%; creval prints an interval of a mean from {MIN_ITEMS} items\n")
     means_table()
     differences_table()
     trend_table()
+    separation_table()
+    correlation_table()
+    agreement_table()
+    zou_table()

@@ -1,8 +1,9 @@
-"""Fleiss' kappa against statsmodels, the clustered bootstrap against a brute-force loop."""
+"""Fleiss' kappa against statsmodels, the cluster jackknife against a brute-force loop."""
 
 from __future__ import annotations
 
 import doctest
+import math
 import random
 
 import numpy as np
@@ -46,24 +47,31 @@ def test_point_values_match_sklearn() -> None:
     assert r.n == 70 and r.clusters == 5
 
 
-def test_interval_is_the_cluster_bootstrap_done_by_hand() -> None:
-    """The vectorised resampling equals a loop that redraws clusters and calls sklearn."""
+def test_interval_is_the_cluster_jackknife_done_by_hand() -> None:
+    """The vectorised leave-one-story-out values equal a loop that drops each cluster and calls
+    sklearn; the interval is the estimate +- t(clusters - 1) times the jackknife error."""
+    from scipy.stats import t
     from sklearn.metrics import cohen_kappa_score
 
     rng = random.Random(5)
     clusters = [i // 7 for i in range(56)]
     a = [rng.choice("yn") for _ in clusters]
     b = [x if rng.random() < 0.6 else rng.choice("yn") for x in a]
-    r = clustered_agreement(a, b, clusters, resamples=300, seed=11)
-    draws = np.random.default_rng(11).integers(0, 8, size=(300, 8))
+    r = clustered_agreement(a, b, clusters)
     accs, kappas = [], []
-    for row in draws:
-        idx = [i for c in row for i in range(len(a)) if clusters[i] == c]
-        ra, rb = [a[i] for i in idx], [b[i] for i in idx]
+    for c in range(8):
+        ra, rb = ([v for v, k in zip(x, clusters, strict=True) if k != c] for x in (a, b))
         accs.append(np.mean([x == y for x, y in zip(ra, rb, strict=True)]))
         kappas.append(cohen_kappa_score(ra, rb))
-    assert (r.accuracy_low, r.accuracy_high) == pytest.approx(tuple(np.quantile(accs, [0.025, 0.975])))
-    assert (r.kappa_low, r.kappa_high) == pytest.approx(tuple(np.quantile(kappas, [0.025, 0.975])))
+    q = t.ppf(0.975, 7)
+    for (low, high), point, values in (((r.accuracy_low, r.accuracy_high), r.accuracy, accs),
+                                       ((r.kappa_low, r.kappa_high), r.kappa, kappas)):
+        se = math.sqrt(7 / 8 * sum((v - np.mean(values)) ** 2 for v in values))
+        assert (low, high) == pytest.approx((point - q * se, point + q * se))
+    assert r.reason is None
+    few = clustered_agreement(a[:28], b[:28], clusters[:28])  # 4 stories
+    assert few.kappa_low is None and few.accuracy_low is None
+    assert few.reason == "4 stories: too few for an interval (needs 5)"
 
 
 def test_one_label_everywhere_has_no_kappa_and_bad_input_is_named() -> None:

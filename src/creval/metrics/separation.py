@@ -10,7 +10,8 @@ before calling).
   predicts creative; :func:`best_threshold` picks the threshold with the best accuracy
   (ties: the lower threshold).
 - :func:`cohens_d`: difference of means over the pooled standard deviation;
-  :func:`bootstrap_ci`: a percentile bootstrap interval for it (resampling each set).
+  :func:`bootstrap_ci`: a percentile bootstrap interval for it (resampling each set;
+  :mod:`creval.metrics.separation_ci` has the intervals with honest coverage at few texts).
 - :func:`overlap`: the overlapping coefficient of two normal distributions with that
   ``d``, ``2 * Phi(-|d| / 2)`` (1 = identical, 0 = disjoint).
 
@@ -23,10 +24,12 @@ before calling).
 from __future__ import annotations
 
 import math
-import random
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from creval.metrics._validate import finite_numbers
 
@@ -108,6 +111,39 @@ def cohens_d(pos: Sequence[float], neg: Sequence[float]) -> float:
     return (statistics.fmean(p) - statistics.fmean(n)) / math.sqrt(pooled)
 
 
+def _auroc_rows(pos: Any, neg: Any) -> Any:
+    """:func:`auroc` of each row (numpy arrays, texts on the last axis), from the ranks."""
+    from scipy.stats import rankdata
+
+    n1, n2 = pos.shape[-1], neg.shape[-1]
+    ranks = rankdata(np.concatenate([pos, neg], axis=-1), axis=-1)
+    return (ranks[..., :n1].sum(axis=-1) - n1 * (n1 + 1) / 2) / (n1 * n2)
+
+
+def _cohens_d_rows(pos: Any, neg: Any) -> Any:
+    """:func:`cohens_d` of each row; NaN where both sets are constant."""
+    n1, n2 = pos.shape[-1], neg.shape[-1]
+    pooled = ((n1 - 1) * pos.var(axis=-1, ddof=1) + (n2 - 1) * neg.var(axis=-1, ddof=1)) / (n1 + n2 - 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pooled > 0, (pos.mean(axis=-1) - neg.mean(axis=-1)) / np.sqrt(pooled), np.nan)
+
+
+def _rows(statistic: Callable[[Sequence[float], Sequence[float]], float], pos: Any, neg: Any) -> Any:
+    """``statistic`` of each resample: vectorised for :func:`auroc` and :func:`cohens_d`, one
+    call per resample otherwise (NaN where it raises ``ValueError``)."""
+    if statistic is auroc:
+        return _auroc_rows(pos, neg)
+    if statistic is cohens_d:
+        return _cohens_d_rows(pos, neg)
+    out = np.full(len(pos), np.nan)
+    for i, (p, n) in enumerate(zip(pos.tolist(), neg.tolist(), strict=True)):
+        try:
+            out[i] = statistic(p, n)
+        except ValueError:
+            continue
+    return out
+
+
 def bootstrap_ci(
     pos: Sequence[float],
     neg: Sequence[float],
@@ -119,7 +155,9 @@ def bootstrap_ci(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of ``statistic(pos, neg)``, resampling each set.
 
-    Resamples on which the statistic is undefined (``ValueError``) are skipped.
+    Resamples on which the statistic is undefined are skipped. At 5 to 30 texts a set this
+    under-covers (AUROC 85-91% at 5 a set, Cohen's d 81-85% at 5 and 90-94% at 30):
+    :mod:`creval.metrics.separation_ci` has the intervals creval prints.
 
     >>> lo, hi = bootstrap_ci([5, 6, 7, 8], [1, 2, 3, 4], n_resamples=200)
     >>> lo > 0
@@ -130,20 +168,17 @@ def bootstrap_ci(
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 10:
         raise ValueError(f"n_resamples must be an integer >= 10, got {n_resamples!r}.")
-    rng = random.Random(seed)
-    values = []
-    for _ in range(n_resamples):
-        try:
-            values.append(statistic(rng.choices(p, k=len(p)), rng.choices(n, k=len(n))))
-        except ValueError:
-            continue
-    if not values:
+    rng = np.random.default_rng(seed)
+    a, b = np.asarray(p), np.asarray(n)
+    values = _rows(statistic, a[rng.integers(0, len(a), (n_resamples, len(a)))],
+                   b[rng.integers(0, len(b), (n_resamples, len(b)))])
+    values = np.sort(values[np.isfinite(values)])
+    if not len(values):
         raise ValueError("The statistic is undefined on every resample.")
-    values.sort()
     tail = (1 - confidence) / 2
     lo = values[min(len(values) - 1, int(math.floor(tail * len(values))))]
     hi = values[min(len(values) - 1, int(math.ceil((1 - tail) * len(values))) - 1)]
-    return lo, hi
+    return float(lo), float(hi)
 
 
 def overlap(d: float) -> float:

@@ -9,7 +9,7 @@ from creval.benchmarks.metric_validity.analysis import metric_agreement, separat
 
 def test_lower_is_creative_metrics_are_oriented() -> None:
     # tpt: lower = creative. creative 0.1, 0.2; uncreative 0.3, 0.4 -> perfect separation.
-    row = separation_row("tpt", [0.1, 0.2], [0.3, 0.4], seed=0)
+    row = separation_row("tpt", [0.1, 0.2], [0.3, 0.4])
     assert row["direction"] == "lower"
     assert row["auroc"] == 1.0 and row["best_accuracy"] == 1.0
     assert row["best_threshold"] == pytest.approx(0.2)  # "tpt <= 0.2 means creative"
@@ -20,7 +20,7 @@ def test_lower_is_creative_metrics_are_oriented() -> None:
 
 def test_higher_is_creative_and_median_threshold() -> None:
     # ci: creative 0.9, 0.5; uncreative 0.6, 0.2. Pairs won: 0.9>0.6, 0.9>0.2, 0.5>0.2 -> 3/4.
-    row = separation_row("ci_mean", [0.9, 0.5], [0.6, 0.2], seed=0)
+    row = separation_row("ci_mean", [0.9, 0.5], [0.6, 0.2])
     assert row["auroc"] == 0.75
     # median of all = 0.55: predicted creative 0.9 (tp), 0.6 (fp) -> accuracy 2/4
     assert row["median_accuracy"] == 0.5
@@ -33,14 +33,17 @@ def test_agreement_needs_three_shared_texts() -> None:
     assert (row["metric_a"], row["metric_b"], row["n"], row["spearman"]) == ("ci_mean", "tpt", 3, 1.0)
 
 
-def test_auroc_interval_is_a_stratified_bootstrap_around_the_auroc() -> None:
-    # perfect separation survives every resample: the interval collapses onto 1.0
-    row = separation_row("tpt", [0.1, 0.2], [0.3, 0.4], seed=0)
-    assert row["auroc_low"] == row["auroc"] == row["auroc_high"] == 1.0
+def test_auroc_and_d_intervals_from_five_texts_a_set() -> None:
+    # 2 texts a set, perfectly separated: AUROC 1 but too few texts for an interval (the
+    # percentile bootstrap printed [1, 1] here)
+    row = separation_row("tpt", [0.1, 0.2], [0.3, 0.4])
+    assert row["auroc"] == 1.0 and row["auroc_low"] is None and row["auroc_high"] is None
+    assert row["d_ci_low"] is None and "too few for an interval (needs 5 a set)" in row["interval_note"]
     pos, neg = [0.9, 0.5, 0.7, 0.3, 0.8], [0.6, 0.2, 0.4, 0.55, 0.1]
-    row = separation_row("ci_mean", pos, neg, seed=3)
-    assert row["auroc"] == 0.8 and row["auroc_low"] < 0.8 < row["auroc_high"] <= 1.0
-    assert separation_row("ci_mean", pos, neg, seed=3) == row  # seeded: reproducible
+    row = separation_row("ci_mean", pos, neg)
+    assert row["auroc"] == 0.8 and 0 < row["auroc_low"] < 0.8 < row["auroc_high"] < 1.0
+    assert row["d_ci_low"] < row["cohens_d"] < row["d_ci_high"]
+    assert "interval_note" not in row
     # one text in a set: no interval
-    row = separation_row("ci_mean", [0.9], neg, seed=0)
+    row = separation_row("ci_mean", [0.9], neg)
     assert row["auroc_low"] is None and row["auroc_high"] is None

@@ -1,10 +1,10 @@
 """Does a metric tell the creative set from the uncreative one? (seed 002, Table 2)
 
 For each per-text metric: mean and standard deviation per set, the direction seed 002
-reads as "more creative", AUROC in that direction with a 95% stratified bootstrap interval
-(texts resampled within the creative and within the uncreative set, seeded), accuracy and
-F1 at the best threshold and at a fixed, label-free one (the median of all scores), Cohen's
-d with a bootstrap interval, the overlap of the two distributions; and the rank
+reads as "more creative", AUROC in that direction with DeLong's 95% interval on the logit
+scale, accuracy and F1 at the best threshold and at a fixed, label-free one (the median of
+all scores), Cohen's d with its noncentral t interval (both intervals from
+``SEPARATION_MIN_PER_SET`` texts a set, :mod:`creval.metrics.separation_ci`), the overlap of the two distributions; and the rank
 correlations between metrics on the texts they all scored.
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 from creval.metrics.separation import (
     auroc,
     best_threshold,
-    bootstrap_ci,
     cohens_d,
     overlap,
     threshold_metrics,
 )
+from creval.metrics.separation_ci import SEPARATION_MIN_PER_SET, auroc_interval, cohens_d_interval
 from creval.metrics.stats import spearman
 
 #: metric -> (label, +1 when higher reads as more creative, -1 when lower does)
@@ -35,16 +35,11 @@ METRICS: dict[str, tuple[str, int]] = {
 }
 
 
-#: Resamples of the bootstrap intervals (AUROC and Cohen's d): the AUROC compares every pair
-#: of texts, so 1000 resamples of 200 + 200 texts take about 3 s per metric.
-RESAMPLES = 1000
-
-
 def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def separation_row(name: str, pos: list[float], neg: list[float], *, seed: int) -> dict[str, Any]:
+def separation_row(name: str, pos: list[float], neg: list[float]) -> dict[str, Any]:
     """One row of the per-metric table (scores oriented by the metric's direction)."""
     label, direction = METRICS.get(name, (name, 1))
     row: dict[str, Any] = {
@@ -62,40 +57,40 @@ def separation_row(name: str, pos: list[float], neg: list[float], *, seed: int) 
     best = best_threshold(p, n)
     fixed = threshold_metrics(p, n, statistics.median(p + n))
     row |= {
-        "auroc": _round(auroc(p, n)), **_auroc_interval(p, n, seed=seed),
+        "auroc": _round(auroc(p, n)), **_auroc_interval(p, n),
         "best_accuracy": _round(best.accuracy), "best_f1": _round(best.f1),
         "best_threshold": _round(direction * best.threshold) if best.threshold != float("inf") else None,
         "median_accuracy": _round(fixed.accuracy), "median_f1": _round(fixed.f1),
     }
     try:
         d = cohens_d(p, n)
-        lo, hi = bootstrap_ci(p, n, n_resamples=RESAMPLES, seed=seed)
-        row |= {"cohens_d": _round(d), "d_ci_low": _round(lo), "d_ci_high": _round(hi),
-                "overlap": _round(overlap(d))}
+        ci = cohens_d_interval(p, n)
+        row |= {"cohens_d": _round(d), "d_ci_low": _round(ci[0]) if ci else None,
+                "d_ci_high": _round(ci[1]) if ci else None, "overlap": _round(overlap(d))}
     except ValueError as exc:
         row["note"] = str(exc)
     return row
 
 
-def _auroc_interval(pos: list[float], neg: list[float], *, seed: int) -> dict[str, float | None]:
-    """``auroc_low``/``auroc_high``: the 95% percentile bootstrap interval of the AUROC, each
-    set resampled on its own (so every resample keeps both classes and their sizes); None
-    with fewer than two texts in a set."""
-    if len(pos) < 2 or len(neg) < 2:
-        return {"auroc_low": None, "auroc_high": None}
-    lo, hi = bootstrap_ci(pos, neg, auroc, n_resamples=RESAMPLES, seed=seed)
-    return {"auroc_low": _round(lo), "auroc_high": _round(hi)}
+def _auroc_interval(pos: list[float], neg: list[float]) -> dict[str, Any]:
+    """``auroc_low``/``auroc_high``: DeLong's 95% interval of the AUROC on the logit scale;
+    None, with ``interval_note`` saying why, below ``SEPARATION_MIN_PER_SET`` texts a set."""
+    ci = auroc_interval(pos, neg)
+    if ci is None:
+        return {"auroc_low": None, "auroc_high": None, "interval_note": (
+            f"{len(pos)} creative and {len(neg)} uncreative texts: too few for an interval "
+            f"(needs {SEPARATION_MIN_PER_SET} a set)")}
+    return {"auroc_low": _round(ci[0]), "auroc_high": _round(ci[1])}
 
 
-def separation_table(per_text: dict[str, dict[str, float]], labels: dict[str, int], *,
-                     seed: int) -> list[dict[str, Any]]:
+def separation_table(per_text: dict[str, dict[str, float]], labels: dict[str, int]) -> list[dict[str, Any]]:
     """A row per metric that scored at least one text."""
     names = [m for m in METRICS if any(m in v for v in per_text.values())]
     rows = []
     for name in names:
         pos = [v[name] for tid, v in per_text.items() if name in v and labels.get(tid) == 1]
         neg = [v[name] for tid, v in per_text.items() if name in v and labels.get(tid) == 0]
-        rows.append(separation_row(name, pos, neg, seed=seed))
+        rows.append(separation_row(name, pos, neg))
     return rows
 
 

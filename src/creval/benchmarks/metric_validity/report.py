@@ -14,6 +14,7 @@ from creval.benchmarks.metric_validity.scoring import (
     diversity_scores,
     template_scores,
 )
+from creval.metrics.separation_ci import SEPARATION_MIN_PER_SET
 from creval.records import JudgeCheck, Scores
 from creval.runner.store import Record
 
@@ -149,8 +150,8 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         f"{sum(1 - i.label for i in items)} uncreative texts (balanced, seed {options.seed}).",
         "AUROC and thresholds read each metric in seed 002's direction (CI and perplexity: "
         "higher = creative; templates per token: lower = creative). The fixed threshold is the "
-        "median of all scores. X_auroc_low and X_auroc_high: 95% percentile bootstrap interval "
-        f"of the AUROC, texts resampled within each set (seed {options.seed}).",
+        "median of all scores. X_auroc_low and X_auroc_high: DeLong's 95% interval of the AUROC "
+        f"on the logit scale (none below {SEPARATION_MIN_PER_SET} texts a set).",
     ]
     out: dict[str, Any] = {}
     judge_checks: list[JudgeCheck] = []
@@ -204,7 +205,7 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         notes.append("Judge: rubric with chain of thought, strict parsing; the judge metric is "
                      "the domain's creativity criterion; unparsed answers are excluded and counted.")
     labels = {i.id: i.label for i in items}
-    separation = separation_table(per_text, labels, seed=options.seed)
+    separation = separation_table(per_text, labels)
     sets = _set_table(out)
     headline: dict[str, Any] = {}
     for row in separation:  # the per-metric table in brief, so the command line prints it

@@ -2,8 +2,8 @@
 
 For the items (story, test) a judge gave a verdict on: accuracy and Cohen's kappa against
 the experts' majority (three experts, so never tied), overall, per test and per Torrance
-dimension, each with a 95% interval from a bootstrap over stories (the 14 tests of a story
-are one cluster); against each expert alone; and the experts' own agreement on the same
+dimension, each with a 95% interval from a jackknife over stories (the 14 tests of a story
+are one cluster; none below 5 stories, ``interval`` says why); against each expert alone; and the experts' own agreement on the same
 items (Fleiss' kappa, as the paper reports it). The same function scores the run's judge and
 each released LLM judge, so the numbers stand side by side.
 """
@@ -26,7 +26,7 @@ def _row(a: list[bool], b: list[bool], stories: list[str], resamples: int, seed:
     return {"n": r.n, "stories": r.clusters, "accuracy": r.accuracy,
             "accuracy_low": r.accuracy_low, "accuracy_high": r.accuracy_high,
             "kappa": r.kappa, "kappa_low": r.kappa_low, "kappa_high": r.kappa_high,
-            "judge_yes_rate": sum(a) / len(a), "experts_yes_rate": sum(b) / len(b)}
+            **({"interval": r.reason} if r.reason else {}), "judge_yes_rate": sum(a) / len(a), "experts_yes_rate": sum(b) / len(b)}
 
 
 def majority(data: TTCWData, item: tuple[str, int]) -> bool:

@@ -4,7 +4,7 @@ Writing (Chakrabarty et al., CHI 2024) on the 36 LLM-written stories they rated.
 The run's judge answers each of the 14 tests (Yes/No, with the test's background) on each
 story; its verdicts are scored against the three experts' majority and each expert
 (accuracy and Cohen's kappa, overall, per test and per Torrance dimension, intervals from a
-bootstrap over stories), beside the experts' own agreement (Fleiss' kappa) and every
+jackknife over stories), beside the experts' own agreement (Fleiss' kappa) and every
 released LLM judge's verdicts (GPT-3.5, GPT-4, Gemini Pro, Claude 1.3/2/2.1/3 Opus) scored on
 the same stories and tests. ``creval compare RUN --published`` tests the run's judge
 against each released one, item by item.
@@ -45,7 +45,8 @@ class TestsOptions(BenchmarkOptions):
         "(prompts/with_background.txt of the data folder).")
     prompt_file: str | None = option(
         None, "Your own judge prompt with {story}, {background} and {question}.")
-    resamples: int = option(2000, "Bootstrap resamples (over stories) of the intervals.", ge=100,
+    resamples: int = option(2000, "Unused: the intervals are now a jackknife over stories (kept so that "
+                            "earlier commands still run).", ge=100,
                             kind="scoring")
 
 

@@ -72,6 +72,7 @@ def score_judges(records: list[Record], options: Any, data: TTCWData) -> Scores:
         "experts_fleiss_kappa": overall.get("experts_fleiss_kappa"),
         "judge_yes_rate": overall.get("judge_yes_rate"), "items": len(items),
         "unparsed": mine["unparsed"],
+        **({"kappa_interval": overall["interval"]} if overall.get("interval") else {}),
         **{f"kappa_{d['dimension'].lower()}": d["kappa"] for d in mine["dimensions"]},
     }
     headline["experts_fleiss_kappa_all_stories"] = experts_all_stories(data)
@@ -99,7 +100,8 @@ def score_judges(records: list[Record], options: Any, data: TTCWData) -> Scores:
     ]
     notes = [
         "Agreement is with the majority of the three experts (never tied); intervals are 95% "
-        "percentile bootstraps over stories (the 14 tests of a story resampled together).",
+        "from a jackknife over stories (the 14 tests of a story left out together; Student's t "
+        "at stories - 1 degrees of freedom), none below 5 stories.",
         "experts_fleiss_kappa is the three experts' own agreement on the same items (the paper "
         "reports it per test): a judge's kappa near it agrees with the experts about as well as "
         "they agree with each other. experts_fleiss_kappa_all_stories is the same on all 48 "

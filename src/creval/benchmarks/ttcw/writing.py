@@ -4,7 +4,7 @@ With ``--data`` the plots are the paper's 12 New Yorker plots and each story is 
 length the paper's LLM stories of that plot have (the median of their three word counts: the
 New Yorker originals, whose length the paper matched, are released as links only); without
 it, three starter plots of our own. Reported: the pass rate (share of Yes) per test, per
-Torrance dimension and overall, with 95% bootstrap intervals over stories. The paper's
+Torrance dimension and overall, with 95% intervals over stories. The paper's
 per-source pass rates (the experts' majority on the New Yorker stories and each LLM's) are
 shown for orientation, never as comparable: an LLM judge is not the experts. With
 ``--judge-agreement RUN`` the report puts that ``ttcw-judges`` run's agreement with the
