@@ -154,7 +154,8 @@ def test_neocoder_reachable_with_fetched_data_and_its_options_and_a_named_folder
         server.close()
     # the paper's data (by content), judge snapshot and options: only the item count is short
     said = reasons_of(checks(tmp_path / "paper"), "neocoder-direct")
-    assert len(said) == 1 and next(iter(said)).endswith(" behind the value, the paper measured 1063")
+    assert said == {"1 item behind the value (1 of 1063 items of the paper's data), the paper "
+                    "measured 1063"}
     said = reasons_of(checks(tmp_path / "mine"), "neocoder-direct")
     for reason in ("the data: 1 of 1 items are not the paper's (", "prompt_file=",
                    "divergent_empty=exclude, the paper used zero",
