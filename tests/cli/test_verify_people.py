@@ -57,6 +57,7 @@ def test_verify_finds_the_people_by_the_digests_the_run_recorded(
     study.write_text(study.read_text(encoding="utf-8") + "x\t0.5\n", encoding="utf-8")
     code, said = verify(run)
     assert code == 1
-    assert any(d.startswith("cannot re-derive the scores that read --people (") and
+    assert any(d.startswith("cannot re-derive the scores that read --people: no place holds "
+                            "what the run read (") and
                f"{people.resolve()} is not there" in d and
                f"{fetched.resolve()}: human-level/study2.tsv differs" in d for d in said), said

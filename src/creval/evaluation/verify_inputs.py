@@ -1,6 +1,7 @@
 """Where ``creval verify`` finds the files a run's scorer read when the run's options name
 none: the benchmark found them itself (DAT's people from ``$CREVAL_DAT_HUMANS`` or
-``./data/dat-humans``), so the checker's environment may not find them the same way.
+``./data/dat-humans``), so the checker's environment may not find them the same way; and
+DAT's people however given (a relative ``--people``, a folder moved since).
 
 The run recorded each such file or folder (its path and the SHA-256 of each file,
 :func:`creval._util.inputs.file_record`); verify re-scores with the first place whose digests
@@ -37,12 +38,15 @@ DEFAULT_LOCATIONS: dict[tuple[str, str], Callable[[], list[Path]]] = {
 def recorded_locations(benchmark: str, options: Mapping[str, Any], inputs: Mapping[str, Any]
                        ) -> tuple[dict[str, str], list[str]]:
     """(option -> the place to re-score with, problems): for each file the run recorded under
-    an option its ``options`` leave unset, the recorded path if its digests match, else the
-    first default location whose digests match; a problem sentence when none does."""
+    an option its ``options`` leave unset (or one with default locations, such as DAT's
+    ``people``, however given), the recorded path if its digests match, else the first default
+    location whose digests match; a problem sentence when none does."""
     found: dict[str, str] = {}
     problems: list[str] = []
     for name, then in (inputs.get("files") or {}).items():
-        if name not in options or options[name] not in (None, "") or not isinstance(then, Mapping):
+        named = name in options and options[name] not in (None, "")
+        if name not in options or not isinstance(then, Mapping) or (
+                named and (benchmark, name) not in DEFAULT_LOCATIONS):
             continue
         recorded = Path(str(then.get("path", "")))
         defaults = DEFAULT_LOCATIONS.get((benchmark, name), list)()
@@ -58,7 +62,6 @@ def recorded_locations(benchmark: str, options: Mapping[str, Any], inputs: Mappi
             tried.append(f"{where}: {', '.join(changes[:5])}")
         else:
             problems.append(
-                f"cannot re-derive the scores that read --{name.replace('_', '-')} (found by the "
-                f"benchmark, not named by the options): no place holds what the run read "
-                f"({'; '.join(tried)})")
+                f"cannot re-derive the scores that read --{name.replace('_', '-')}: no place "
+                f"holds what the run read ({'; '.join(tried)})")
     return found, problems
