@@ -27,7 +27,6 @@ def released_lists(people: Path) -> list[str]:
     return [row["ans"] for row in rows if row["t"] == 1.0]
 
 
-@pytest.mark.unverified_runs("known gap: the run read the people from $CREVAL_DAT_HUMANS, which verify does not see at the session's end, so human_percentile is not re-derived")
 def test_dat_repeats_resume_a_plain_run_and_split_its_variance(tmp_path: Path) -> None:
     # The offline model (135M) almost never names 7 valid nouns, so the answers here are
     # GPT-4's released lists, served by a loopback endpoint: one list per request seed.

@@ -154,9 +154,11 @@ def test_neocoder_reachable_with_fetched_data_and_its_options_and_a_named_folder
         server.close()
     # the paper's data (by content), judge snapshot and options: only the item count is short
     said = reasons_of(checks(tmp_path / "paper"), "neocoder-direct")
-    assert len(said) == 1 and next(iter(said)).endswith(" behind the value, the paper measured 1063")
+    assert said == {"1 item behind the value (1 of 1063 items of the paper's data), the paper "
+                    "measured 1063"}
     said = reasons_of(checks(tmp_path / "mine"), "neocoder-direct")
-    for reason in (f"the data {named} (", "prompt_file=", "divergent_empty=exclude, the paper used zero",
+    for reason in ("the data: 1 of 1 items are not the paper's (", "prompt_file=",
+                   "divergent_empty=exclude, the paper used zero",
                    "judge_compat=none, the paper used neocoder"):
         assert any(w.startswith(reason) for w in said), (reason, said)
 
@@ -186,5 +188,6 @@ def test_macgyver_semantic_entropy_options_and_solutions_without_log_probabiliti
                    "prompt_file=", "entailment=embedding:0.95, the paper used hf:"):
         assert any(w.startswith(reason) for w in said), (reason, said)
     # the endpoint gave no log-probabilities: no solution is behind the value
-    assert "0 items behind the value, the paper measured 300" in said, said
+    assert ("0 items behind the value (1 of 1306 items of the paper's data), the paper "
+            "measured 300") in said, said
     assert not any(w.startswith("the data") for w in said)  # the staged sheet is the paper's

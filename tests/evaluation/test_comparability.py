@@ -3,7 +3,6 @@ every benchmark's options, judges by snapshot, data by content, items behind the
 
 from __future__ import annotations
 
-import shutil
 import typing
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +25,6 @@ from creval.evaluation.comparability import (
 )
 from creval.evaluation.items import items_of
 from creval.evaluation.paper_data import (
-    NEOCODER_SHA256,
     DataIdentity,
     data_identity,
     paper_items,
@@ -191,24 +189,39 @@ def test_self_judging_is_accepted_only_where_the_paper_judged_its_judge() -> Non
         "endpoint (the paper's judge was gpt-4o-2024-08-06, judging other models' answers)"]
 
 
-def test_data_is_recognised_by_the_digests_recorded_not_by_name(tmp_path: Path) -> None:
-    upstream = tmp_path / "upstream"
-    upstream.mkdir()
-    assert data_identity("neocoder", str(upstream), file_record(upstream), {}).kind == "other"
-    fetched = tmp_path / "data" / "neocoder"  # as `creval data fetch neocoder` writes it
-    fetched.mkdir(parents=True)
-    for name in NEOCODER_SHA256:
-        shutil.copy(shared_data_path("neocoder", "NeoCoder", name), fetched / name)
-    recorded = file_record(fetched)
-    assert data_identity("neocoder", str(fetched), recorded, {}).kind == "paper"
-    (fetched / "NeoCoder.json").write_text("[]")  # changed after the run: the record stands
-    assert data_identity("neocoder", str(fetched), recorded, {}).kind == "paper"
-    assert "NeoCoder.json differs" in data_identity("neocoder", str(fetched), file_record(fetched), {}).shown
-    sheet = shared_data_path("macgyver", "problem_solution_pair.xlsx")
-    assert data_identity("macgyver", str(sheet), file_record(sheet), {}).kind == "paper"
-    assert data_identity("neocoder", "gone", None, {}).kind == "unrecorded"
+def test_data_without_shipped_items_is_recognised_by_the_digests_recorded(tmp_path: Path) -> None:
+    folder = tmp_path / "upstream"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text("{}\n")
+    assert data_identity("hypogen", str(folder), file_record(folder), {}).kind == "other"
+    sheet = file_record(folder / "a.jsonl")
+    found = data_identity("hypogen", "a.jsonl", sheet, {})
+    assert (found.kind, found.key) == ("other", sheet["sha256"])
+    assert data_identity("hypogen", "gone", None, {}).kind == "unrecorded"
+    assert data_identity("neocoder", "gone", None, {}).kind == "unrecorded"  # items, none recorded
     assert data_identity("jcq", None, None, {}).kind == "starter"
     assert data_identity("dat", None, None, {}).kind == "none"
+
+
+@pytest.mark.parametrize(("benchmark", "where", "total", "key"), [
+    ("neocoder", ("neocoder", "NeoCoder"), 1063, "1901A-r1"),
+    ("macgyver", ("macgyver", "problem_solution_pair.xlsx"), 1306, "macgyver-541"),
+])
+def test_the_papers_neocoder_and_macgyver_items_are_the_shipped_sets(
+    benchmark: str, where: tuple[str, ...], total: int, key: str,
+) -> None:
+    """The shipped digests are recomputed from the upstream files, and a run is compared by
+    them: every item in any order, a subset, one changed item named."""
+    items = paper_items_from(benchmark, str(shared_data_path(*where)))
+    assert items == paper_items(benchmark) and len(set(items.values())) == total
+    if benchmark == "macgyver":  # the same sheet as CSV: the same items
+        assert paper_items_from(benchmark, str(shared_data_path("macgyver", "problem_solution_pair.csv"))) == items
+    whole = data_identity(benchmark, "any", None, dict(reversed(list(items.items()))))
+    assert (whole.kind, whole.shown) == ("paper", f"the paper's data (all {total} items)")
+    some = data_identity(benchmark, "any", None, dict(list(items.items())[:4]))
+    assert (some.kind, some.shown) == ("paper", f"4 of {total} items of the paper's data")
+    changed = data_identity(benchmark, "any", None, {**dict(list(items.items())[:4]), key: "0" * 16})
+    assert changed.kind == "other" and f"{key} differs from the paper's" in changed.shown
 
 
 def test_the_papers_jcq_items_are_the_shipped_set_and_compared_as_a_set() -> None:

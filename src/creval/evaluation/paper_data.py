@@ -4,19 +4,20 @@ at a path when the check runs.
 Each unit records the digest of its item as loaded (``item_digest``: the parsed fields in a
 canonical form, :mod:`creval._util.inputs`), and the manifest records the SHA-256 of every
 file the run read. A paper's data is known by its items' digests where creval ships them
-(:data:`PAPER_DATA` ``items``: JCQ's 700 questions), else by the SHA-256 of its files:
+(:data:`PAPER_DATA` ``items``: JCQ's 700 questions, NoveltyBench's prompts, NeoCoder's 1,063
+(problem, state) pairs, MacGyver's 1,306 solvable problems), else by the SHA-256 of its files:
 
 - the items: a run whose items are all the paper's measured the paper's data, in any order
   and any byte form of the file (reordered lines, other JSON separators, CRLF), whether it
   was given as a path, ``upstream`` or the URL; a run of some of them measured "N of M items
   of the paper's data"; an item whose content differs from the paper's item of the same key
   is named;
-- the files: the digest the run recorded of the file (or of each file of the folder) named by
-  the benchmark's data option is one of the paper's.
+- the files (a paper whose items creval does not ship): the digest the run recorded of the
+  file named by the benchmark's data option is one of the paper's.
 
 >>> data_identity("jcq", None, {}, {}).kind, data_identity("dat", None, {}, {}).kind
 ('starter', 'none')
->>> data_identity("neocoder", "/x", {"files": {"a.json": "0" * 64}}, {}).kind
+>>> data_identity("hypogen", "/x", {"files": {"a.json": "0" * 64}}, {}).kind
 'other'
 """
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -36,7 +37,7 @@ JCQ_TEST_SHA256 = "adbdea66e521d3b483f99d3aee17eacecc19a6a9c1d553b3a8ead753da6cf
 #: allenai/MacGyver problem_solution_pair.xlsx.
 MACGYVER_SHA256 = "85faadd871e081066ed6dbe0ecafad82f4c79c16619f6b90da562a81f3ccceac"
 #: JHU-CLSP/NeoCoder datasets/CodeForce/NeoCoder at 23cd8e6 (what `creval data fetch
-#: neocoder` writes), file by file.
+#: neocoder` writes), file by file: the files its shipped items were written from.
 NEOCODER_SHA256 = {
     "NeoCoder.json": "6435476f71b05bf509d819a503327811eaef47cb70a50c47b271c1167732df85",
     "human_solutions.json": "24d5d7424fbdb4fc603baeeac4a7327da9e7f86420aeabdacc5c3cc98aa3d83c",
@@ -55,8 +56,6 @@ class PaperData:
     option: str
     #: Digests of a file that is the paper's data (any of them).
     files: frozenset[str] = frozenset()
-    #: A folder is the paper's data when it holds each of these files with its digest.
-    folder: Mapping[str, str] = field(default_factory=dict)
     #: The shipped file (``creval/data/paper_items/NAME``) of the paper's items' digests by
     #: unit key, written from the paper's file by :func:`paper_items_from`.
     items: str | None = None
@@ -67,9 +66,8 @@ class PaperData:
 PAPER_DATA: dict[str, PaperData] = {
     "jcq": PaperData("questions", files=frozenset({JCQ_TEST_SHA256}), items="jcq.json"),
     "ttct": PaperData("questions"),
-    "neocoder": PaperData("data", folder=NEOCODER_SHA256),
-    "macgyver": PaperData("source", files=frozenset({MACGYVER_SHA256}),
-                          folder={"problem_solution_pair.xlsx": MACGYVER_SHA256}),
+    "neocoder": PaperData("data", items="neocoder.json"),
+    "macgyver": PaperData("source", files=frozenset({MACGYVER_SHA256}), items="macgyver.json"),
     "hypogen": PaperData("source"),
     "bookmia": PaperData("source"),
     "metric-validity": PaperData("data"),
@@ -177,11 +175,4 @@ def _file_identity(data: PaperData, value: str, recorded: Mapping[str, Any] | No
         kind: Kind = "paper" if sha in data.files else "other"
         return DataIdentity(kind, f"{value} (sha256 {sha[:16]})", "paper" if kind == "paper" else sha)
     files = dict(recorded.get("files") or {})
-    if not data.folder:
-        return DataIdentity("other", f"{value} (a folder)", json.dumps(files, sort_keys=True))
-    differing = [f"{name} {'differs' if name in files else 'missing'}"
-                 for name, want in data.folder.items() if files.get(name) != want]
-    if differing:
-        return DataIdentity("other", f"{value} ({', '.join(differing)})",
-                            json.dumps(files, sort_keys=True))
-    return DataIdentity("paper", f"{value} (every file with the paper's sha256)", "paper")
+    return DataIdentity("other", f"{value} (a folder)", json.dumps(files, sort_keys=True))

@@ -4,7 +4,9 @@ recorded, never taken on trust.
 For one run directory (or each run of a profile) it checks, and names every difference:
 
 - **scores**: every score is computed again from ``records.jsonl`` by the benchmark's own
-  scorer (as ``creval run ... --rescore`` does), in the order of the run's units, and held
+  scorer (as ``creval run ... --rescore`` does), in the order of the run's units (a file the
+  scorer read that the options do not name, DAT's people, found again by the digests the run
+  recorded: :mod:`creval.evaluation.verify_inputs`), and held
   against ``scores.json``: each headline value, each per-item value (floats within a relative
   1e-6), the per-item table, the unit counts, and the digest of the records, units and
   options that ``scores.json`` says it was computed from;
@@ -36,6 +38,7 @@ from typing import Any
 
 from creval._util.inputs import ITEM_DIGEST, changed_files, file_record
 from creval.errors import CrevalError
+from creval.evaluation.verify_inputs import recorded_locations
 from creval.records import (
     RECORDS,
     SCORES_FORMAT,
@@ -264,8 +267,12 @@ def _check_scores(root: Path, manifest: dict[str, Any], records: list[Record], k
         out.differences.append(f"cannot re-score: {exc}")
         return None
     _check_inputs_digest(root, options, keys, scores, out)
+    located, problems = recorded_locations(bench.name, options.model_dump(), manifest.get("inputs") or {})
+    if problems:
+        out.differences += problems
+        return None
     try:
-        again = bench.score(present, options)
+        again = bench.score(present, options.model_copy(update=located))
     except CrevalError as exc:
         out.differences.append(f"cannot re-score from {RECORDS}: {exc}")
         return None

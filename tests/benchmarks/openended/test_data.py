@@ -192,6 +192,36 @@ def test_paper300_subset_matches_the_documented_selection_from_csv() -> None:
     ] == expected[:5]
 
 
+def test_paper300_is_the_same_300_from_the_sheet_in_another_row_order(tmp_path: Path) -> None:
+    """The shipped IDs are the documented selection; the rows reordered (as CSV) or the
+    .xlsx give the same 300 problems; a file without them all falls back to its own order."""
+    from importlib import resources
+
+    shipped = json.loads((resources.files("creval") / "data" / "openended" /
+                          "macgyver_paper300.json").read_text("utf-8"))["ids"]
+    assert shipped == _paper300_ids()
+    sheet = shared_data_path("macgyver", "problem_solution_pair.csv")
+    with sheet.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        header, rows = list(reader.fieldnames or []), list(reader)
+    reordered = tmp_path / "reordered.csv"
+    with reordered.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header)
+        writer.writeheader()
+        writer.writerows(rows[::-1])
+    assert [p.id for p in load_problems("macgyver", str(reordered), subset="paper300")] == shipped
+    xlsx = shared_data_path("macgyver", "problem_solution_pair.xlsx")
+    assert [p.id for p in load_problems("macgyver", str(xlsx), subset="paper300", limit=3)] == shipped[:3]
+    fewer = tmp_path / "fewer.csv"
+    with fewer.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header)
+        writer.writeheader()
+        writer.writerows([r for r in rows if r["ID"] != shipped[0]])
+    solvable = [p.id for p in load_problems("macgyver", str(fewer))]
+    assert [p.id for p in load_problems("macgyver", str(fewer), subset="paper300")] == [
+        solvable[i] for i in seed42_order(len(solvable))[:300]]
+
+
 def test_subset_order_file_is_the_seed42_permutation_of_solvable_rows() -> None:
     sheet = shared_data_path("macgyver", "problem_solution_pair.csv")
     order = shared_data_path("creativity_eval", "macgyver_subset_order_seed42.csv")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, option, register_benchmark
@@ -88,6 +89,17 @@ class DAT(Benchmark[DATOptions]):
 
     def prompts(self, options: DATOptions) -> dict[str, str]:
         return {"prompt": self.prompt(options)}
+
+    def input_files(self, options: DATOptions) -> dict[str, Path]:
+        """The files of the options, and the people's folder an English run's scorer reads
+        (also when found by $CREVAL_DAT_HUMANS or ./data/dat-humans): ``creval verify``
+        finds the people again by the digests recorded of it."""
+        from creval.benchmarks.dat.humans import people_folder
+
+        files = super().input_files(options)
+        if (folder := people_folder(options.people, options.lang)) is not None:
+            files["people"] = folder
+        return files
 
     def plan_answer(self, options: DATOptions, role: str) -> str | None:
         """Valid, distinct common nouns, as many as the prompt asks for (a cost plan's

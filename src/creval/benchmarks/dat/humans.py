@@ -198,3 +198,24 @@ def resolve_people_root(path: Path | str | None) -> Path | None:
     if (FETCH_DIR / "human-level").is_dir():
         return FETCH_DIR.resolve()
     return None
+
+
+def people_folder(path: Path | str | None, lang: str) -> Path | None:
+    """The dat-humans folder an English run reads its people from (:func:`resolve_people_root`),
+    for the run to record with the SHA-256 of each file; None for another language, when
+    there is none, or when the folder named is wrong (the run says so in its notes)."""
+    if lang != "en":
+        return None
+    try:
+        return resolve_people_root(path)
+    except CrevalError:
+        return None
+
+
+def default_people_folders() -> list[Path]:
+    """Where the people are looked for when no folder is named: ``$CREVAL_DAT_HUMANS``, then
+    ``data/dat-humans`` (those that exist). ``creval verify`` looks there for the files a run
+    recorded when they are no longer at the recorded path."""
+    env = os.environ.get(PEOPLE_ENV, "").strip()
+    found = [Path(env).expanduser()] if env else []
+    return [p.resolve() for p in [*found, FETCH_DIR] if (p / "human-level").is_dir()]

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt
-from creval.benchmarks.neocoder.data import NeoCoderDataset, load_neocoder, states
+from creval.benchmarks.neocoder.data import NeoCoderDataset, load_neocoder, scored_with, states
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest, Message
 from creval.records import Scores
@@ -102,7 +102,8 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
             meta = {"problem_id": state.problem_id, "round": state.round, "t": state.t,
                     "constraints": list(state.constraints),
                     ITEM_DIGEST: item_digest({"statement": state.statement,
-                                              "constraints": list(state.constraints)})}
+                                              "constraints": list(state.constraints),
+                                              **scored_with(dataset, state.problem_id)})}
             units.append(Unit(key=f"{state.problem_id}-r{state.round}",
                               run=self._evaluate_run(state.statement, state.problem_id, dataset, options),
                               meta=meta))

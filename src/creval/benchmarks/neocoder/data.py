@@ -152,6 +152,24 @@ def states(problems: NeoCoderDataset | Sequence[Problem]) -> list[State]:
     return out
 
 
+def scored_with(dataset: NeoCoderDataset, problem_id: str) -> dict[str, Any]:
+    """What of a problem reaches the scoring besides the asked statement: its example tests
+    (with the input and letter-case rules read from the original statement) and the
+    techniques of its human solutions (NeoGauge's divergent part); part of each state's
+    ``item_digest``, so a changed test or technique list is a changed item.
+
+    >>> p = Problem(problem_id="1A", problem_statements=["s"], constraints_list=[[]])
+    >>> scored_with(NeoCoderDataset([p], human_techniques={"1A": [["dp"]]}), "1A")
+    {'tests': None, 'human_techniques': [['dp']]}
+    """
+    cases = (dataset.tests or {}).get(problem_id)
+    original = dataset.problem(problem_id).problem_statements[0]
+    tests = None if cases is None else {
+        "input": cases.input, "output": cases.output, "multi_test": is_multi_test(original),
+        "any_case": accepts_any_case(original)}
+    return {"tests": tests, "human_techniques": (dataset.human_techniques or {}).get(problem_id)}
+
+
 # --- loading --------------------------------------------------------------------------
 
 

@@ -24,8 +24,9 @@ Sources (``load_problems(domain, source)``):
   ``train``).
 
 ``subset="paper300"`` (MacGyver only) reproduces the paper's 300 problems: the solvable
-rows in file order, shuffled by ``numpy.random.default_rng(42).permutation(n)`` (what
-``datasets.Dataset.shuffle(seed=42)`` does), first 300.
+rows of the upstream sheet in its order, shuffled by ``numpy.random.default_rng(42).permutation(n)``
+(what ``datasets.Dataset.shuffle(seed=42)`` does), first 300; picked by their IDs
+(``macgyver_paper300.json``), so the sheet in another row order or as CSV gives the same 300.
 
 >>> [p.id for p in load_problems("macgyver")][:2]
 ['mg-001', 'mg-002']
@@ -34,6 +35,7 @@ rows in file order, shuffled by ``numpy.random.default_rng(42).permutation(n)`` 
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -137,6 +139,18 @@ def seed42_order(n: int) -> list[int]:
     import numpy as np
 
     return [int(i) for i in np.random.default_rng(42).permutation(n)]
+
+
+def paper300(problems: list[Problem]) -> list[Problem]:
+    """The paper's 300 MacGyver problems, picked by their IDs (shipped, in the paper's order)
+    so that the sheet's row order or form does not change which; a file without all of them:
+    its own solvable rows in seed-42 order, first 300."""
+    text = (resources.files("creval") / "data" / "openended" / "macgyver_paper300.json").read_text("utf-8")
+    by_id = {p.id: p for p in problems}
+    ids = [str(i) for i in json.loads(text)["ids"]]
+    if all(i in by_id for i in ids):
+        return [by_id[i] for i in ids]
+    return [problems[i] for i in seed42_order(len(problems))[:300]]
 
 
 def _text(value: Any) -> str:
@@ -372,5 +386,5 @@ def load_problems(
             records = _read_jsonl(path.read_text(encoding="utf-8").splitlines(), str(path))
             problems = _from_records(domain, records, str(path))
     if subset == "paper300":
-        problems = [problems[i] for i in seed42_order(len(problems))[:300]]
+        problems = paper300(problems)
     return problems[:limit] if limit is not None else problems
