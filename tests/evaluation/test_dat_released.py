@@ -170,3 +170,25 @@ def test_profiles_measured_differently_are_ranked_apart(tmp_path: Path) -> None:
     assert f"dat group 2 ({tmp_path / 'b'}) measured differently from group 1: minimum=3, the first run used 7" in done.stdout
     strict = creval("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--strict")
     assert strict.returncode == 2 and "minimum=3, the first run used 7" in strict.stderr
+
+
+@pytest.mark.unverified_runs("changes the people's file the run read, on purpose")
+def test_the_people_are_the_ones_the_run_read(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Placed from the dat-humans folder the run recorded, found by its digests (a moved folder
+    still places it); with the people's file changed the run is refused, naming the file."""
+    moved = tmp_path / "elsewhere" / "dat-humans"
+    shutil.copytree(runs["humans"], moved)
+    run = tmp_path / "placed"
+    shutil.copytree(runs["placed"], run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["inputs"]["files"]["people"]["path"] = str(tmp_path / "gone")
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    env = {"CREVAL_DAT_HUMANS": str(moved)}
+    done = creval("references", "check", str(run), env=env)
+    assert done.returncode == 0 and "dat-en-released-top-p (seed 004): comparable" in done.stdout, done.stderr
+    people = moved / "human-level" / "study2.tsv"
+    people.write_text(people.read_text(encoding="utf-8").replace("\n", "\n", 1)[:-200] + "\n", encoding="utf-8")
+    done = creval("references", "check", str(run), env=env)
+    # verify runs first: the run's human_percentile cannot be re-derived, so it is not compared
+    assert done.returncode == 2 and "comparable" not in done.stdout
+    assert "no place holds what the run read" in done.stderr and "study2.tsv" in done.stderr, done.stderr

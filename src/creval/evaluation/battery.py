@@ -50,14 +50,10 @@ class Member:
     benchmark: str
     measures: tuple[Measure, ...]
     sizes: dict[str, dict[str, Any]]
-    #: The option naming the data set (for comparability with published numbers).
-    data_option: str | None = None
     #: Only in profiles of this language (None: every language).
     lang: str | None = None
     #: Sizes this member runs in (default: all).
     in_sizes: tuple[str, ...] = SIZES
-    #: sha256 of the paper's own data file: a local copy with this digest counts as it.
-    upstream_sha256: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -149,10 +145,6 @@ def separation(benchmark: str, measure: str, options: dict[str, Any]) -> Separat
     return None
 
 
-#: allenai/MacGyver problem_solution_pair.xlsx.
-MACGYVER_SHA256 = "85faadd871e081066ed6dbe0ecafad82f4c79c16619f6b90da562a81f3ccceac"
-#: nlp-waseda/JCQ test.jsonl (700 questions), identical in every commit of JCQ-judge.
-JCQ_TEST_SHA256 = "adbdea66e521d3b483f99d3aee17eacecc19a6a9c1d553b3a8ead753da6cfe07"
 
 
 def _opts(**kw: Any) -> dict[str, Any]:
@@ -167,7 +159,6 @@ _NEOCODER = Member(
     {"smoke": _opts(limit=2, states="0-2", detector="both", max_tokens=300),
      "standard": _opts(limit=100, states="0-5"),
      "paper": _opts(states="0-5")},
-    data_option="data",
 )
 _MACGYVER = Member(
     "macgyver",
@@ -176,10 +167,9 @@ _MACGYVER = Member(
     {"smoke": _opts(limit=1, n=5, max_steps=3, judge_max_tokens=96, judges="multiagent"),
      "standard": _opts(limit=160),
      "paper": _opts(subset="paper300")},
-    data_option="source", upstream_sha256=frozenset({MACGYVER_SHA256}),
 )
 _OPEN_ENDED_PAPER = tuple(
-    Member(name, _MACGYVER.measures, {"paper": _opts(limit=300)}, data_option="source",
+    Member(name, _MACGYVER.measures, {"paper": _opts(limit=300)},
            in_sizes=("paper",))
     for name in ("hypogen", "bookmia")
 )
@@ -188,7 +178,6 @@ _METRIC_VALIDITY = Member(
     (Measure("ppl_auroc", "evaluator", "perplexity under the model tells creative texts (AUROC)"),
      Measure("ci_mean_auroc", "evaluator", "Creativity Index tells creative texts (AUROC)")),
     {"smoke": _opts(limit=20), "standard": _opts(limit=200), "paper": _opts()},
-    data_option="data",
 )
 _OOGIRI = Member(
     "oogiri",
@@ -196,26 +185,22 @@ _OOGIRI = Member(
     {"smoke": _opts(limit=3, constrain_answers=True),
      "standard": _opts(limit=400, constrain_answers=True),
      "paper": _opts()},
-    data_option="source",
 )
 _LOTBENCH = Member(
     "lotbench",
     (Measure("S_c", "divergent", "LoTbench creativity score S_c"),),
     {"smoke": _opts(limit=1, repeats=1, max_rounds=2, judge_max_tokens=64),
      "standard": _opts(), "paper": _opts()},
-    data_option="samples",
 )
 _DAT = Member(
     "dat",
     (Measure("dat_mean", "divergent", "DAT score"),),
     {"smoke": _opts(trials=30), "standard": _opts(trials=100), "paper": _opts(trials=100)},
-    data_option=None,  # no item set: the words are the model's
 )
 _SAT = Member(
     "sat",
     (Measure("sat_mean", "divergent", "SAT: distance of rewrite from original"),),
     {"smoke": _opts(limit=10), "standard": _opts(), "paper": _opts()},
-    data_option="stories",
 )
 _RUBRIC_MEASURES = (Measure("mean", "convergent", "TTCT rubric mean (1-5)"),
                     Measure("originality", "divergent", "TTCT rubric originality (1-5)"))
@@ -223,30 +208,26 @@ _RUBRIC_SIZES = {"smoke": _opts(limit=7, answers=1, max_tokens=200),
                  "standard": _opts(limit=140, answers=5),
                  "paper": _opts(answers=5)}
 _JCQ = Member("jcq", _RUBRIC_MEASURES, {**_RUBRIC_SIZES, "paper": _opts(questions="upstream",
-                                                                         answers=5)},
-              data_option="questions", lang="ja", upstream_sha256=frozenset({JCQ_TEST_SHA256}))
-_TTCT = Member("ttct", _RUBRIC_MEASURES, _RUBRIC_SIZES, data_option="questions", lang="en")
+                                                                         answers=5)}, lang="ja")
+_TTCT = Member("ttct", _RUBRIC_MEASURES, _RUBRIC_SIZES, lang="en")
 _AUT = Member(
     "aut",
     (Measure("originality_mean", "divergent", "AUT originality per use (--scorer; SemDis default)"),
      Measure("fluency_mean", "divergent", "AUT fluency: valid distinct uses per object")),
     {"smoke": _opts(limit=2, uses=5, max_tokens=200, validation_limit=60),
-     "standard": _opts(), "paper": _opts()},
-    data_option="people", lang="en",
+     "standard": _opts(), "paper": _opts()}, lang="en",
 )
 
 _TTCW_JUDGES = Member(
     "ttcw-judges",
     (Measure("kappa", "evaluator", "TTCW: the model as a writing judge, kappa with the experts"),),
     {"smoke": _opts(limit=1, tests="1,5,9", max_tokens=16), "standard": _opts(), "paper": _opts()},
-    data_option="data",
 )
 _TTCW = Member(
     "ttcw",
     (Measure("pass_rate", "convergent", "TTCW: share of the 14 tests its stories pass"),),
     {"smoke": _opts(limit=1, tests="1,5,9", max_tokens=200, judge_max_tokens=16),
      "standard": _opts(), "paper": _opts()},
-    data_option="data",
 )
 
 _NOVELTYBENCH = Member(
@@ -255,7 +236,6 @@ _NOVELTYBENCH = Member(
      Measure("utility_mean", "convergent", "NoveltyBench utility of the distinct answers")),
     {"smoke": _opts(limit=2, k=3, max_tokens=64, partitioner="embedding"),
      "standard": _opts(), "paper": _opts(subset="curated")},
-    data_option="data",
 )
 
 FAMILIES: tuple[Family, ...] = (

@@ -158,9 +158,17 @@ def released_groups(root: Path, options: Mapping[str, Any]) -> dict[str, list[Gr
     return out
 
 
-def _root(options: Mapping[str, Any]) -> Path | None:
+def _root(options: Mapping[str, Any], inputs: Mapping[str, Any]) -> Path | None:
+    """The dat-humans folder the run read, found by the digests it recorded (its recorded
+    path, else the default places: :func:`creval.evaluation.verify_inputs.recorded_locations`);
+    None when the run recorded one that no place holds any more. A run that recorded none
+    (written before the record) takes the folder its options and the defaults give now."""
     from creval.benchmarks.dat.humans import resolve_people_root
+    from creval.evaluation.verify_inputs import recorded_locations
 
+    if "people" in (inputs.get("files") or {}):
+        found, _ = recorded_locations("dat", options, inputs)
+        return Path(found["people"]) if "people" in found else None
     try:
         return resolve_people_root(options.get("people"))
     except CrevalError:
@@ -182,7 +190,7 @@ def released_references(run: Run, measure: str) -> list[tuple[Protocol, list[tup
     options = dict(run.manifest.options)
     if run.benchmark != "dat" or measure != "dat_mean" or not _eligible(options):
         return []
-    root = _root(options)
+    root = _root(options, getattr(run.manifest, "inputs", None) or {})
     if root is None:
         return []
     try:
@@ -249,4 +257,11 @@ def released_missing(run: Run) -> str:
                 f"lang={options.get('lang')}, variant={options.get('variant')}")
     if run.scores is None:
         return "the run has no scores yet"
+    inputs = getattr(run.manifest, "inputs", None) or {}
+    if "people" in (inputs.get("files") or {}):
+        from creval.evaluation.verify_inputs import recorded_locations
+
+        _, problems = recorded_locations("dat", options, inputs)
+        if problems:
+            return f"the dat-humans folder this run read is not found unchanged: {problems[0]}"
     return f"the released lists (dat-humans) were not found. {HOW_TO_GET}"

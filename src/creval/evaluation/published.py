@@ -37,8 +37,6 @@ ItemValues = dict[str, dict[str, float]]
 CRITERIA = ("fluency", "flexibility", "originality", "elaboration")
 JCQ_MEASURES = ("mean", *CRITERIA)
 JCQ_JUDGE_DIRS = ("judgements_gpt-4o-2024-08-06", "judgements/gpt-4o-2024-08-06")
-#: sha256 of JHU-CLSP/NeoCoder's NeoCoder.json (199 problems with GPT-4's codes).
-NEOCODER_SHA256 = "6435476f71b05bf509d819a503327811eaef47cb70a50c47b271c1167732df85"
 
 
 def _neocoder_protocol() -> Protocol:
