@@ -49,6 +49,18 @@ def test_a_few_overloads_in_a_round_are_not_load() -> None:
     assert limit.allowed == 3 and limit.backoffs == 1
 
 
+def test_one_overload_while_a_run_is_still_sending_is_not_load() -> None:
+    """A run whose requests go out one by one (an executor handing out units) meets a
+    random 429 on its first answer: one of one is chance as often as load, the limit stays
+    (it fell to 1, and grew back one request per round)."""
+    limit = AdaptiveLimit(64)
+    assert not limit.finish(limit.start(), "429")
+    for _ in range(3):  # a round of four answers, one overloaded
+        assert not limit.finish(limit.start(), "ok")
+    assert not limit.finish(limit.start(), "503")  # the first of the next round
+    assert limit.allowed == 64 and limit.backoffs == 0
+
+
 def _random_overloads(requested: int, share: float, answers: int, seed: int) -> list[int]:
     """The limit after each answer of an endpoint kept full, whose answers are overloads
     (429, 503, timeouts) at random with probability ``share``."""
@@ -114,9 +126,12 @@ def test_a_one_slot_server_that_times_out_backs_off_in_one_round(answered: int,
 
 
 def test_the_level_is_the_requests_in_flight_when_the_overloaded_one_was_sent() -> None:
-    """A server that timed out the second of two requests takes one at a time, whatever the
-    limit was: 8 -> 1, not 8 -> 4."""
+    """A server that timed out the second of two requests, twice, takes one at a time,
+    whatever the limit was: 8 -> 1, not 8 -> 4 (once is chance as often as load)."""
     limit = AdaptiveLimit(8)
+    first, second = limit.start(), limit.start()
+    assert not limit.finish(second, "503") and limit.allowed == 8
+    assert not limit.finish(first, "ok")
     first, second = limit.start(), limit.start()
     assert limit.finish(second, "503") and limit.allowed == 1 and limit.ceiling == 2
     assert not limit.finish(first, "503")  # sent before the back-off: the same event
@@ -146,9 +161,9 @@ def test_answers_grow_the_limit_only_when_it_was_reached() -> None:
         limit.finish(ticket, "ok")
     assert limit.allowed == 3
     first, second, third = (limit.start() for _ in range(3))
-    limit.finish(third, "503")  # 3 -> 1
+    limit.finish(third, "503")
+    limit.finish(second, "503")  # 2 of 3: 2 -> 1
     limit.finish(first, "ok")
-    limit.finish(second, "ok")
     assert limit.limit == 1.0
 
 
@@ -220,7 +235,7 @@ def test_the_gate_lets_through_in_order_and_never_more_than_allowed() -> None:
             order.append(i)
             most = max(most, gate.state.in_flight)
             await asyncio.sleep(0.01)
-            gate.release(ticket, "timeout" if i == 1 else "ok")  # 2 -> 1 after the second
+            gate.release(ticket, "timeout" if i in (1, 2) else "ok")  # 2 -> 1 after the third
 
         await asyncio.gather(*(request(i) for i in range(6)))
         return order, most

@@ -7,8 +7,8 @@ concurrency (``--concurrency``, the backend's default) and adapts it the way TCP
 window (additive increase, multiplicative decrease):
 
 * the answers to requests sent since the last back-off are taken in **rounds** of as many
-  as were allowed in flight (or in flight at most, when fewer were sent). When **more than a
-  quarter** of a round's answers are overloads (a timeout, a 429, a 503), the requests
+  as were allowed in flight (or in flight at most, when fewer were sent; at least four).
+  When **more than a quarter** of a round's answers are overloads (a timeout, a 429, a 503), the requests
   allowed in flight are halved at once, from the fewest that were in flight when an
   overloaded request of the round was sent (a server that takes three fails the fourth; at
   least one); overloads of requests sent before the back-off are the same event and change
@@ -69,6 +69,9 @@ SLOW = 4
 MOST_REPEATS = 4
 #: A round whose overloads are more than this share of its answers backs off.
 SHARE = 0.25
+#: Answers a round takes at least: one overload among the first answers of a run that is
+#: still sending (or of two in flight) is chance as often as load.
+SMALLEST_ROUND = 4
 
 
 @dataclass(frozen=True)
@@ -151,9 +154,9 @@ class AdaptiveLimit:
             self.round_low = min(self.round_low or ticket.in_flight, ticket.in_flight)
         elif self.full > ticket.full_before:
             self._grow()  # sent at the current limit, which was reached meanwhile
-        size = max(1, min(self.allowed, self.peak))
+        size = max(SMALLEST_ROUND, min(self.allowed, self.peak))
         if self.round_overloads > SHARE * size:
-            return self._back_off(min(size, self.round_low))
+            return self._back_off(min(self.allowed, self.peak, self.round_low))
         if self.round_answers >= size:  # the round is over: the next one starts afresh
             self.round_answers = self.round_overloads = self.round_low = 0
             self.peak = self.in_flight
