@@ -8,19 +8,20 @@ window (additive increase, multiplicative decrease):
 
 * the answers to requests sent since the last back-off are taken in **rounds** of as many
   as were allowed in flight (or in flight at most, when fewer were sent; at least four).
-  When **more than a quarter** of a round's answers are overloads (a timeout, a 429, a 503), the requests
-  allowed in flight are halved at once, from the fewest that were in flight when an
-  overloaded request of the round was sent (a server that takes three fails the fourth; at
-  least one); overloads of requests sent before the back-off are the same event and change
-  nothing more. A few overloads among many answers (a busy API's random 429s) are not load:
-  TCP halves its window once per round trip, not per lost packet. A server that times out
-  even the first request of a round goes to one in flight at once;
+  When **more than a quarter** of a round's answers are overloads (a timeout, a 429, a
+  503), the requests allowed in flight are halved at once, from the fewest that were in
+  flight when an overloaded request of the round was sent (a server that takes three fails
+  the fourth; at least one); overloads of requests sent before the back-off are the same
+  event and change nothing more. A few overloads among many answers (a busy API's random
+  429s) are not load: TCP halves its window once per round trip, not per lost packet. A
+  server that times out even the first request of a round goes to one in flight at once;
 * each **answer** to a request sent since the last back-off, while the endpoint had as many
   requests in flight as allowed (a limit never reached proves nothing), raises the limit by
   ``1 / limit`` (one more request per round of answers) up to the requested value; the step
-  back up to the level that last overloaded the server is four times slower, and twice slower again each time that level (or a lower
-  one) overloads it again, so that a server that takes three at once is not pushed to four
-  every few answers. Once the limit has grown past that level, it is forgotten.
+  back up to the level that last overloaded the server is four times slower, and twice
+  slower again each time that level (or a lower one) overloads it again, so that a server
+  that takes three at once is not pushed to four every few answers. Once the limit has
+  grown past that level, it is forgotten.
 
 A request that was overloaded while others were in flight to the same endpoint is
 *excused* (:meth:`AdaptiveLimit.excused`): it may have waited behind them rather than
