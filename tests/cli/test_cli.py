@@ -129,7 +129,7 @@ def test_dat_and_sat_end_to_end_then_replay(tmp_path: Path) -> None:
     assert re_scores["variant"] == "all-valid"
     # 32-token lists seldom hold all 10 valid words: a run with no valid trial says so
     scored = re_scores["headline"]["dat_mean"] is not None
-    assert replay.returncode == 0, replay.stderr
+    assert replay.returncode == (0 if scored else 3), replay.stderr  # 3: finished, no score
     assert scored or "dat produced no score" in replay.stderr
 
     # asking the replay for trials the recorded run never made gives error records, exit 1

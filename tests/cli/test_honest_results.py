@@ -1,6 +1,7 @@
 """What a run prints is as sure as its items allow (issue 36): no interval from too few items,
 the interval and n of every headline measure in the console and the report, a run that
-produced nothing says which measure, why and what to try, and exits 3."""
+produced nothing says which measure, why and what to try, and exits 3 (``--allow-no-score``:
+0); a profile exits 3 only when none of its measures has a value."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def test_dat_with_two_valid_trials_prints_no_interval(tmp_path: Path) -> None:
         "n=2: too few items for an interval (needs 10)", "2"]
     # the console: value, why there is no interval, and n
     done = creval("run", "dat", "--model", f"replay:{run}", "--out", str(tmp_path / "again"),
-                  "--no-progress", "--require-score")
+                  "--no-progress")
     assert done.returncode == 0, done.stderr
     line = next(r for r in done.stdout.splitlines() if "dat_mean" in r)
     assert "n=2: too few items" in line and line.rstrip().endswith("2 │")
@@ -44,28 +45,38 @@ def test_dat_with_twelve_trials_prints_its_interval_and_n(tmp_path: Path) -> Non
 
 
 def test_dat_with_no_valid_trial_says_so_and_exits_3(tmp_path: Path) -> None:
-    run = scripted_dat_run(tmp_path, "none", ["I would rather not answer."], trials=3)
+    run = scripted_dat_run(tmp_path, "none", ["I would rather not answer."], trials=3,
+                           exit_codes=(3,))  # finished without a score
     report = (run / "report.md").read_text()
     assert "dat produced no score: dat_mean has no valid item (3 of 3 trials invalid" in report
     assert "--constrain-answers" in report
     done = creval("run", "dat", "--model", f"replay:{run}", "--out", str(tmp_path / "again"),
-                  "--no-progress", "--require-score")
+                  "--no-progress")
     assert done.returncode == 3
     assert "dat_mean has no valid item" in done.stderr and "--constrain-answers" in done.stderr
 
 
-def test_ttct_whose_judge_never_parses_says_so_and_exits_3(tmp_path: Path) -> None:
-    def reply(body: dict[str, Any]) -> tuple[int, str]:
-        prompt = str(body["messages"][-1]["content"]).lower()
-        return 200, "I liked it a lot." if "fluency" in prompt else "Use it as a doorstop."
+def _never_parses(body: dict[str, Any]) -> tuple[int, str]:
+    """The tested model answers, the judge answers in prose (no verdict parses); DAT prompts
+    get seven unrelated words."""
+    prompt = str(body["messages"][-1]["content"]).lower()
+    if "come up with 10 nouns" in prompt:
+        return 200, UNRELATED
+    return 200, "I liked it a lot." if "fluency" in prompt else "Use it as a doorstop."
 
-    server = ChatServer(reply=reply)
+
+def _ttct(out: Path, *flags: str) -> Any:
+    server = ChatServer(reply=_never_parses)
     try:
-        done = creval("run", "ttct", "--model", "openai:m", "--judge", "openai:judge",
+        return creval("run", "ttct", "--model", "openai:m", "--judge", "openai:judge",
                       "--base-url", server.url, "--limit", "2", "--answers", "1",
-                      "--no-progress", "--require-score", "--out", str(tmp_path / "ttct"))
+                      "--no-progress", "--out", str(out), *flags)
     finally:
         server.close()
+
+
+def test_ttct_whose_judge_never_parses_says_so_and_exits_3(tmp_path: Path) -> None:
+    done = _ttct(tmp_path / "ttct")  # exit 3 is the default, no flag asks for it
     assert done.returncode == 3, done.stdout + done.stderr
     said = " ".join(done.stderr.split())
     assert "ttct produced no score:" in said and "mean" in said
@@ -74,6 +85,42 @@ def test_ttct_whose_judge_never_parses_says_so_and_exits_3(tmp_path: Path) -> No
     assert "ttct produced no score" in (tmp_path / "ttct" / "report.md").read_text()
     scores = json.loads((tmp_path / "ttct" / "scores.json").read_text())
     assert scores["headline"]["parse_failures"] == 2
+    # the opt-out: the same warning, exit 0
+    again = _ttct(tmp_path / "allowed", "--allow-no-score")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "2 of 2 judgements did not parse" in " ".join(again.stderr.split())
+
+
+def _profile(out: Path, reply: Any, *flags: str) -> Any:
+    server = ChatServer(reply=reply)
+    try:
+        return creval("profile", "--model", "openai:m", "--base-url", server.url,
+                      "--size", "smoke", "--family", "ttct", "--no-progress",
+                      "--out", str(out), *flags)
+    finally:
+        server.close()
+
+
+def test_profile_exits_3_only_when_no_measure_has_a_value(tmp_path: Path) -> None:
+    # DAT scored, TTCT's judge never parsed: a profile with unscored measures is normal
+    some = _profile(tmp_path / "some", _never_parses, "--only", "dat", "--only", "ttct",
+                    "--set", "dat.trials=2", "--set", "ttct.limit=1", "--set", "ttct.answers=1",
+                    "--judge", "openai:judge")
+    assert some.returncode == 0, some.stdout + some.stderr
+    doc = json.loads((tmp_path / "some" / "profile.json").read_text())
+    values = {m["benchmark"]: m["value"] for f in doc["families"] for m in f["measurements"]}
+    assert values["dat"] is not None and values["ttct"] is None, values
+    assert "finished without a score" not in some.stderr
+    # no measure has a value: exit 3, and why
+    none = _profile(tmp_path / "none", lambda body: (200, "No words today."), "--only", "dat",
+                    "--set", "dat.trials=2")
+    assert none.returncode == 3, none.stdout + none.stderr
+    said = " ".join(none.stderr.split())
+    assert "dat_mean has no valid item" in said and "profile finished without a score" in said
+    allowed = _profile(tmp_path / "allowed", lambda body: (200, "No words today."), "--only", "dat",
+                       "--set", "dat.trials=2", "--allow-no-score")
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    assert "profile finished without a score" in " ".join(allowed.stderr.split())
 
 
 def _one_trial_profile(tmp_path: Path, name: str, words: str) -> Path:
@@ -115,7 +162,7 @@ def test_all_invalid_sweep_says_so_instead_of_drawing_and_exits_3(tmp_path: Path
     try:
         done = creval("sweep", "dat", "--model", "openai:m", "--base-url", server.url,
                       "--values", "temperature=0.2,1.0", "--trials", "2", "--no-progress",
-                      "--out", str(out), "--no-cache", "--require-score")
+                      "--out", str(out), "--no-cache")
     finally:
         server.close()
     assert done.returncode == 3, done.stdout + done.stderr

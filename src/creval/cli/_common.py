@@ -231,8 +231,9 @@ def check_effort(value: str | None) -> str | None:
     return value
 
 
-#: ``--require-score``: exit 3 when the invocation finished without a score (scripts, CI).
-RequireScore = Annotated[bool, typer.Option(
-    "--require-score",
-    help="Exit with status 3 when no run of this invocation has a score (no measure had a "
-         "valid item); without it such a run exits 0 with a warning.")]
+#: ``--allow-no-score``: exit 0, not 3, when the invocation finished without a score.
+AllowNoScore = Annotated[bool, typer.Option(
+    "--allow-no-score",
+    help="Exit 0 (with the warning) when the invocation finished without a score (no measure "
+         "had a valid item); by default such an invocation exits 3 (docs/usage.md, exit "
+         "status).")]

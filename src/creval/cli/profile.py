@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from creval.cli._common import (
+    AllowNoScore,
     ApiKey,
     BaseUrl,
     CacheFile,
@@ -71,6 +72,7 @@ def profile(
     repeats: Annotated[int, typer.Option(min=1, help="Independent samples per item of dat, sat, ttct, jcq, noveltybench and aut: from 2 on, their reports split each measure's variance into items, samples and judge (the noise floor). Raising it later asks only the new samples.")] = 1,
     panel_aggregate: PanelAggregate = "mean",
     allow_same_family_judge: AllowSameFamily = False,
+    allow_no_score: AllowNoScore = False,
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
     beside published models only where the comparison is valid."""
@@ -113,6 +115,26 @@ def profile(
                   soft_wrap=True)
     if not result.ok:
         raise typer.Exit(1)
+    _exit_without_score(result, allow_no_score)
+
+
+def _exit_without_score(result: Any, allow: bool) -> None:
+    """Exit 3 (after saying why per run) when no measure of the profile has a value."""
+    from rich.markup import escape
+
+    from creval.evaluation.unscored import EXIT_NO_SCORE, profile_scored, unscored
+
+    if profile_scored(result.document):
+        return
+    err = get_console(stderr=True)
+    for run in result.runs:
+        u = unscored(run.scores)
+        if u is not None:
+            err.print(f"warning: {escape(u.message(run.benchmark))}", soft_wrap=True)
+    err.print("warning: the profile finished without a score: no measure has a value "
+              "(Weak above says why per benchmark).", soft_wrap=True)
+    if not allow:
+        raise typer.Exit(EXIT_NO_SCORE)
 
 
 def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | None,

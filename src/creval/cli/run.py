@@ -9,11 +9,11 @@ import typer
 
 from creval.cli._common import (
     OPTION_KINDS,
+    AllowNoScore,
     CacheFile,
     NoCache,
     ReasoningEffort,
     Replicas,
-    RequireScore,
     check_effort,
     check_own_options,
     flag_options,
@@ -77,7 +77,7 @@ def run(
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
     prompt_logprobs: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how perplexity gets prompt log-probabilities: off, auto (probe the server once), vllm (prompt_logprobs) or echo (/completions echo).")] = "off",
     reasoning_effort: ReasoningEffort = None,
-    require_score: RequireScore = False,
+    allow_no_score: AllowNoScore = False,
     batch: Annotated[bool, typer.Option("--batch", help="openai: models: send the requests through the OpenAI Batch API (half the price, answers within 24 h); the batches are recorded in --out, and the same command resumes them.")] = False,
     batch_poll: Annotated[float, typer.Option(help="With --batch: seconds between polls of a submitted batch; lines a batch did not answer go again after 1, 2, 4... polls (at most 16).")] = 30.0,
     retries: Annotated[int, typer.Option(help="Attempts per request on rate limits, timeouts and server errors.")] = 5,
@@ -180,8 +180,8 @@ def run(
         raise typer.Exit(1)
     from creval.evaluation.unscored import EXIT_NO_SCORE, unscored
 
-    if require_score and results and all((u := unscored(r.scores)) is not None and u.no_score
-                                         for r in results):
+    if not allow_no_score and results and all(
+            (u := unscored(r.scores)) is not None and u.no_score for r in results):
         raise typer.Exit(EXIT_NO_SCORE)  # finished, but without a score (the warning says why)
 
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from creval.cli._common import (
+    AllowNoScore,
     ApiKey,
     BaseUrl,
     CacheFile,
@@ -19,7 +20,6 @@ from creval.cli._common import (
     NoCache,
     ReasoningEffort,
     Replicas,
-    RequireScore,
     Retries,
     RunProgress,
     Threads,
@@ -70,7 +70,7 @@ def sweep_command(
     no_cache: NoCache = False,
     progress: RunProgress = True,
     reasoning_effort: ReasoningEffort = None,
-    require_score: RequireScore = False,
+    allow_no_score: AllowNoScore = False,
     plan: PlanFlag = False,
     price: PriceFlags = None,
     prices: PriceFile = None,
@@ -153,7 +153,7 @@ def sweep_command(
         for message in dict.fromkeys(u.message(r.benchmark) for u, r in zip(found, result.runs,
                                                                             strict=True) if u):
             get_console(stderr=True).print(f"warning: {escape(message)}", soft_wrap=True)
-        if require_score:
+        if not allow_no_score:
             raise typer.Exit(EXIT_NO_SCORE)  # every run finished without a score: sweep.md says so
 
 

@@ -7,9 +7,11 @@ was a valid list: the scorer counted them). A single measure with no valid item 
 per-item values all missing) is named the same way in a run that scored others. Failed
 units are not this (they exit 1 and are retried), nor units a benchmark skipped.
 
-Exit codes of ``creval run`` and ``creval sweep`` (docs/usage.md): 0 done, 1 units failed
-(run the same command again to retry them), 2 bad input (nothing run), 3 no run of the
-invocation has a score.
+Exit codes of ``creval run``, ``creval sweep`` and ``creval profile`` (docs/usage.md): 0
+done, 1 units failed (run the same command again to retry them), 2 bad input (nothing run),
+3 finished without a score: no run of ``run`` or ``sweep`` has one, no measure of the
+profile has a value (``--allow-no-score`` makes that 0; a profile with some unscored
+measures exits 0 with their warnings).
 
 >>> from creval.records import Scores, UnitCounts
 >>> s = Scores(headline={"dat_mean": None, "dat_std": None, "valid_trials": 0,
@@ -32,7 +34,7 @@ from typing import Any
 
 from creval.records import Scores
 
-__all__ = ["EXIT_NO_SCORE", "Unscored", "unscored", "with_unscored"]
+__all__ = ["EXIT_NO_SCORE", "Unscored", "profile_scored", "unscored", "with_unscored"]
 
 #: Exit status of a run that finished without a score.
 EXIT_NO_SCORE = 3
@@ -152,3 +154,14 @@ def with_unscored(scores: Scores, benchmark: str, options: dict[str, Any]) -> Sc
     if warning in scores.warnings:
         return scores
     return scores.model_copy(update={"warnings": [*scores.warnings, warning]})
+
+
+def profile_scored(document: dict[str, Any]) -> bool:
+    """Whether any measure of a profile document (``profile.json``) has a value.
+
+    >>> doc = {"families": [{"measurements": [{"value": None}, {"value": 0.5}]}]}
+    >>> profile_scored(doc), profile_scored({"families": [{"measurements": [{"value": None}]}]})
+    (True, False)
+    """
+    return any(m.get("value") is not None for family in document.get("families", [])
+               for m in family.get("measurements", []))

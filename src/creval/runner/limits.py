@@ -6,15 +6,22 @@ queue time out, or come back 429 or 503. The runner starts each endpoint at the 
 concurrency (``--concurrency``, the backend's default) and adapts it the way TCP adapts its
 window (additive increase, multiplicative decrease):
 
-* an **overload** (a timeout, a 429, a 503) of a request sent since the last back-off halves
-  the requests allowed in flight (of those that were in flight when it was sent, at least
-  one); overloads of requests sent before it are the same event and change nothing more;
+* the answers to requests sent since the last back-off are taken in **rounds** of as many
+  as were allowed in flight (or in flight at most, when fewer were sent; at least four).
+  When **more than a quarter** of a round's answers are overloads (a timeout, a 429, a
+  503), the requests allowed in flight are halved at once, from the fewest that were in
+  flight when an overloaded request of the round was sent (a server that takes three fails
+  the fourth; at least one); overloads of requests sent before the back-off are the same
+  event and change nothing more. A few overloads among many answers (a busy API's random
+  429s) are not load: TCP halves its window once per round trip, not per lost packet. A
+  server that times out even the first request of a round goes to one in flight at once;
 * each **answer** to a request sent since the last back-off, while the endpoint had as many
   requests in flight as allowed (a limit never reached proves nothing), raises the limit by
-  ``1 / limit`` (one more request per round of answers) up to the requested value; the step back up to the level that last overloaded
-  the server is four times slower, and twice slower again each time that level (or a lower
-  one) overloads it again, so that a server that takes three at once is not pushed to four
-  every few answers. Once the limit has grown past that level, it is forgotten.
+  ``1 / limit`` (one more request per round of answers) up to the requested value; the step
+  back up to the level that last overloaded the server is four times slower, and twice
+  slower again each time that level (or a lower one) overloads it again, so that a server
+  that takes three at once is not pushed to four every few answers. Once the limit has
+  grown past that level, it is forgotten.
 
 A request that was overloaded while others were in flight to the same endpoint is
 *excused* (:meth:`AdaptiveLimit.excused`): it may have waited behind them rather than
@@ -29,20 +36,20 @@ sweep do not each time out again before they back off.
 
 >>> limit = AdaptiveLimit(8)
 >>> tickets = [limit.start() for _ in range(8)]
->>> limit.finish(tickets[7], "timeout"), limit.allowed    # sent with 8 in flight: 8 -> 4
-(True, 4)
->>> limit.finish(tickets[6], "timeout"), limit.allowed    # sent before the back-off
-(False, 4)
->>> limit.excused(tickets[6], "timeout"), limit.excused(tickets[0], "ok")
+>>> [limit.finish(t, "timeout") for t in tickets[5:]], limit.allowed   # 3 of 8: 6 -> 3
+([False, False, True], 3)
+>>> limit.finish(tickets[4], "timeout"), limit.allowed    # sent before the back-off
+(False, 3)
+>>> limit.excused(tickets[4], "timeout"), limit.excused(tickets[0], "ok")
 (True, False)
->>> for t in tickets[:6]:    # answers to requests sent before the back-off: no growth
+>>> for t in tickets[:4]:    # answers to requests sent before the back-off: no growth
 ...     _ = limit.finish(t, "ok")
 >>> limit.allowed
-4
->>> for t in [limit.start() for _ in range(4)]:    # a round at the new limit, answered
+3
+>>> for t in [limit.start() for _ in range(3)]:    # a round at the new limit, answered
 ...     _ = limit.finish(t, "ok")
->>> limit.allowed, limit.timeouts
-(5, 2)
+>>> limit.allowed, limit.timeouts, limit.backoffs
+(4, 4, 1)
 """
 
 from __future__ import annotations
@@ -61,6 +68,11 @@ OVERLOADS: tuple[Outcome, ...] = ("timeout", "429", "503")
 #: doubled for each overload again at that level or below, up to ``2 ** MOST_REPEATS`` times.
 SLOW = 4
 MOST_REPEATS = 4
+#: A round whose overloads are more than this share of its answers backs off.
+SHARE = 0.25
+#: Answers a round takes at least: one overload among the first answers of a run that is
+#: still sending (or of two in flight) is chance as often as load.
+SMALLEST_ROUND = 4
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,13 @@ class AdaptiveLimit:
     lowest: int = 0
     backoffs: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    #: The round so far: answers and overloads of this epoch's requests, and the most
+    #: requests in flight while its requests were sent.
+    round_answers: int = 0
+    round_overloads: int = 0
+    peak: int = 0
+    #: The fewest requests in flight when an overloaded request of the round was sent.
+    round_low: int = 0
 
     def __post_init__(self) -> None:
         if self.requested < 1:
@@ -118,6 +137,7 @@ class AdaptiveLimit:
         """Let one request through (the caller checked :meth:`can_start`)."""
         before = self.full
         self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
         if self.in_flight >= self.allowed:
             self.full += 1
         return Ticket(self.epoch, self.in_flight, before)
@@ -127,14 +147,26 @@ class AdaptiveLimit:
         self.in_flight = max(0, self.in_flight - 1)
         if outcome != "other":
             self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        if outcome == "ok":
-            if ticket.epoch == self.epoch and self.full > ticket.full_before:
-                self._grow()  # sent at the current limit, which was reached meanwhile
-            return False
-        if outcome not in OVERLOADS or ticket.epoch != self.epoch:
-            return False
-        level = min(self.allowed, ticket.in_flight)
+        if outcome == "other" or ticket.epoch != self.epoch:
+            return False  # says nothing of load, or of the load before the last back-off
+        self.round_answers += 1
+        if outcome in OVERLOADS:
+            self.round_overloads += 1
+            self.round_low = min(self.round_low or ticket.in_flight, ticket.in_flight)
+        elif self.full > ticket.full_before:
+            self._grow()  # sent at the current limit, which was reached meanwhile
+        size = max(SMALLEST_ROUND, min(self.allowed, self.peak))
+        if self.round_overloads > SHARE * size:
+            return self._back_off(min(self.allowed, self.peak, self.round_low))
+        if self.round_answers >= size:  # the round is over: the next one starts afresh
+            self.round_answers = self.round_overloads = self.round_low = 0
+            self.peak = self.in_flight
+        return False
+
+    def _back_off(self, level: int) -> bool:
+        """Halve the limit from ``level`` (the fewest requests in flight that overloaded it)."""
         self.epoch += 1  # overloads of requests sent before now are this same event
+        self.round_answers = self.round_overloads = self.peak = self.round_low = 0
         new = max(1, level // 2)
         if new >= self.allowed:
             return False
