@@ -14,9 +14,11 @@ Partitioners:
   threshold T (``--thresholds``; creval's default is 0.85). Each text is embedded once and
   shared by every threshold.
 * ``llm``: creval's NLI prompt answered by the offline ``local`` model (SmolLM2-135M), on
-  ``--llm-prompts`` prompts per model (default 0: skipped). A prompt's 10 answers need up to
-  90 verdicts on inputs of about 600 tokens; on the loaded 2-core machine one prompt did not
-  finish in 8 minutes, so the table has no ``llm`` row.
+  ``--llm-prompts`` prompts of the first ``--llm-models`` models (default 0: skipped). A
+  verdict is a ~430-token prompt, 5-6 CPU seconds; they are asked lazily (the second
+  direction of a pair only when the first is entailment: the same partition, ~0.65x the
+  verdicts), ``--llm-at-once`` prompts at a time, on every CPU with 8 sequences in flight.
+  Each model's row is written to ``--json`` as it finishes.
 * ``similarity``: the paper's classifier (``yimingzhang/deberta-v3-large-generation-
   similarity``), only when its weights are on this machine (the hub is not reachable here).
 
@@ -24,6 +26,8 @@ The published files are read in place from ``--site`` (default ``../shared/data/
 
     PYTHONPATH=src .venv/bin/python bench/noveltybench_partitioners.py --prompts 50 \
         --thresholds 0.6 0.7 0.85 --json /tmp/nbp.json
+    HF_HUB_OFFLINE=1 PYTHONPATH=src .venv/bin/python bench/noveltybench_partitioners.py \
+        --prompts 3 --thresholds --llm-prompts 3 --llm-models 5 --json /tmp/nbp-llm.json
 """
 
 from __future__ import annotations
