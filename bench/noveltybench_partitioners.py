@@ -14,9 +14,11 @@ Partitioners:
   threshold T (``--thresholds``; creval's default is 0.85). Each text is embedded once and
   shared by every threshold.
 * ``llm``: creval's NLI prompt answered by the offline ``local`` model (SmolLM2-135M), on
-  ``--llm-prompts`` prompts per model (default 0: skipped). A prompt's 10 answers need up to
-  90 verdicts on inputs of about 600 tokens; on the loaded 2-core machine one prompt did not
-  finish in 8 minutes, so the table has no ``llm`` row.
+  ``--llm-prompts`` prompts of the first ``--llm-models`` models (default 0: skipped). A
+  verdict is a ~430-token prompt, 5-6 CPU seconds; they are asked lazily (the second
+  direction of a pair only when the first is entailment: the same partition, ~0.65x the
+  verdicts), ``--llm-at-once`` prompts at a time, on every CPU with 8 sequences in flight.
+  Each model's row is written to ``--json`` as it finishes.
 * ``similarity``: the paper's classifier (``yimingzhang/deberta-v3-large-generation-
   similarity``), only when its weights are on this machine (the hub is not reachable here).
 
@@ -24,6 +26,8 @@ The published files are read in place from ``--site`` (default ``../shared/data/
 
     PYTHONPATH=src .venv/bin/python bench/noveltybench_partitioners.py --prompts 50 \
         --thresholds 0.6 0.7 0.85 --json /tmp/nbp.json
+    HF_HUB_OFFLINE=1 PYTHONPATH=src .venv/bin/python bench/noveltybench_partitioners.py \
+        --prompts 3 --thresholds --llm-prompts 3 --llm-models 5 --json /tmp/nbp-llm.json
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from creval.analyses.noveltybench_partitioners import (
     agreement_markdown,
@@ -94,26 +99,60 @@ def similarity_backend() -> tuple[Entailment | None, str]:
     return backend, ""
 
 
+def write_json(path: Path | None, frames: Sequence[pd.DataFrame]) -> None:
+    if path is not None and frames:
+        path.write_text(pd.concat(frames, ignore_index=True).to_json(orient="records", indent=1),
+                        encoding="utf-8")  # fmt: skip
+
+
+def run_llm(published: dict[str, list[Any]], args: argparse.Namespace,
+            done: list[pd.DataFrame]) -> list[pd.DataFrame]:  # fmt: skip
+    """The ``llm`` rows: the offline model as entailment judge, one model at a time (each
+    written to ``--json`` as it finishes, so a run cut short keeps what it finished)."""
+    from creval.models import get_model
+    from creval.nli import CachingEntailment
+
+    model = get_model("local")  # every CPU, 8 sequences in flight (the local defaults)
+    llm = CachingEntailment(get_entailment("llm", generate=model.generate))
+    log(f"llm: {llm.identity()['model']}, lookup {args.llm_lookup}, {args.llm_at_once} prompts at once")
+    frames: list[pd.DataFrame] = []
+    for name, prompts in list(published.items())[: args.llm_models]:
+        before, failed = llm.calls, len(llm.failures())
+        frames.append(partitioner_agreement({name: prompts[: args.llm_prompts]}, {"llm": llm},
+                                            lookup=args.llm_lookup, at_once=args.llm_at_once))  # fmt: skip
+        frames[-1]["verdicts"] = llm.calls - before
+        frames[-1]["failed_verdicts"] = len(llm.failures()) - failed
+        row = frames[-1].iloc[0]
+        log(f"llm {name}: ARI {row['ari']:.2f}, {row['verdicts']} verdicts in {row['seconds']:.0f} s")
+        write_json(args.json, [*done, *frames])
+    return frames
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--site", type=Path, default=SITE)
     parser.add_argument("--models", nargs="+", default=list(MODELS))
     parser.add_argument("--prompts", type=int, default=100, help="prompts per model")
-    parser.add_argument("--thresholds", nargs="+", type=float, default=[0.6, 0.7, 0.85])
+    parser.add_argument("--thresholds", nargs="*", type=float, default=[0.6, 0.7, 0.85],
+                        help="embedding thresholds (none: no embedding rows)")
     parser.add_argument("--llm-prompts", type=int, default=0, help="prompts per model for llm")
     parser.add_argument("--llm-models", type=int, default=5, help="models for llm")
-    parser.add_argument("--json", type=Path, help="write the rows here as JSON")
+    parser.add_argument("--llm-at-once", type=int, default=3, help="llm: prompts partitioned at once")
+    parser.add_argument("--llm-lookup", choices=("lazy", "both"), default="lazy",
+                        help="llm: ask a pair's second direction only when needed (lazy) or always")
+    parser.add_argument("--json", type=Path, help="write the rows here as JSON (after each llm model too)")
     args = parser.parse_args()
 
     from creval.embed import get_embedder
 
     published = load(args.site, args.models, args.prompts)
     log(f"{len(published)} models x {len(next(iter(published.values())))} prompts")
-    memo = MemoEmbedder(get_embedder("minilm"))
-    partitioners: dict[str, Entailment] = {
-        f"embedding:{t:g}": get_entailment(f"embedding:{t:g}", embedder=memo) for t in args.thresholds
-    }
-    frames = []
+    partitioners: dict[str, Entailment] = {}
+    if args.thresholds:
+        memo = MemoEmbedder(get_embedder("minilm"))
+        partitioners = {f"embedding:{t:g}": get_entailment(f"embedding:{t:g}", embedder=memo)
+                        for t in args.thresholds}  # fmt: skip
+    frames: list[pd.DataFrame] = []
     for name, backend in partitioners.items():
         for model, prompts in published.items():
             frames.append(partitioner_agreement({model: prompts}, {name: backend}))
@@ -124,21 +163,12 @@ def main() -> None:
     else:
         log(f"similarity: not run ({why})")
     if args.llm_prompts > 0:
-        from creval.models import ModelOptions, get_model
-
-        model = get_model("local", ModelOptions(concurrency=1))
-        subset = {m: ps[: args.llm_prompts] for m, ps in list(published.items())[: args.llm_models]}
-        llm = get_entailment("llm", generate=model.generate)
-        frames.append(partitioner_agreement(subset, {"llm": llm}))
-        log(f"llm (local): done ({frames[-1]['seconds'].sum():.0f} s)")
-    import pandas as pd
-
+        frames += run_llm(published, args, frames)
     frame = pd.concat(frames, ignore_index=True).sort_values(["model", "partitioner"], kind="stable")
     print(agreement_markdown(frame))
     if similarity is None:
         print(f"`similarity` (the paper's classifier): not run, {why}")
-    if args.json:
-        args.json.write_text(frame.to_json(orient="records", indent=1), encoding="utf-8")
+    write_json(args.json, [frame])
 
 
 if __name__ == "__main__":

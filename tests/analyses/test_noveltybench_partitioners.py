@@ -114,3 +114,43 @@ def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
         read_published(bad)
     with pytest.raises(CrevalError, match="at least one"):
         partitioner_agreement({}, {})
+
+
+class Asymmetric:
+    """A deterministic, one-directional judge (A entails B when they start with the same
+    letter and B is at most 200 characters longer) that records the pairs asked and how many
+    calls overlapped."""
+
+    spec = "asymmetric"
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str]] = []
+        self.in_flight = self.most_in_flight = 0
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "asymmetric"}
+
+    async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[NLIResult]:
+        import asyncio
+
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        await asyncio.sleep(0.01)
+        self.in_flight -= 1
+        self.asked += pairs
+        return [NLIResult(label="entailment" if len(a) + 200 >= len(b) and a[0].lower() == b[0].lower() else "neutral")
+                for a, b in pairs]
+
+
+def test_lazy_lookup_and_prompts_at_once_change_the_cost_not_the_partitions(published: dict[str, Any]) -> None:
+    both, lazy = Asymmetric(), Asymmetric()
+    frame_both = partitioner_agreement(published, {"j": both})
+    frame_lazy = partitioner_agreement(published, {"j": lazy}, lookup="lazy", at_once=3)
+    columns = ["ari", "distinct_error", "exact_distinct", "classes_ours"]
+    assert frame_lazy[columns].equals(frame_both[columns])
+    assert 1 < frame_lazy["classes_ours"].min() < frame_lazy["classes_ours"].max() < 10
+    assert len(set(lazy.asked)) == len(lazy.asked) < len(both.asked)
+    assert set(lazy.asked) <= set(both.asked)
+    assert both.most_in_flight == 1 and lazy.most_in_flight > 1
+    with pytest.raises(CrevalError, match="at_once must be at least 1"):
+        partitioner_agreement(published, {"j": lazy}, at_once=0)

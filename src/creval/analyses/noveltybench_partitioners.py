@@ -114,16 +114,31 @@ def read_published(path: str | Path, *, ids: Sequence[str] | None = None) -> lis
 
 async def repartition(
     prompts: Sequence[PublishedPrompt], entailment: Entailment, *, mode: str = "strict",
+    lookup: str = "both", at_once: int = 1,
 ) -> list[tuple[int, ...]]:
-    """Each prompt's generations partitioned greedily by ``entailment`` (cached per call)."""
+    """Each prompt's generations partitioned greedily by ``entailment`` (cached per call).
+
+    ``lookup`` is :func:`creval.nli.partition_texts`'s (``"lazy"`` asks the second direction
+    of a pair only when the first leaves it open: the same partition, fewer verdicts).
+    ``at_once`` prompts are partitioned concurrently, so that a backend that answers several
+    pairs together (the ``local`` model's parallel sequences) is kept busy while one
+    prompt's next batch waits for its last; the partitions do not depend on it.
+    """
+    import asyncio
+
     from creval.nli import CachingEntailment, partition_texts
 
+    if at_once < 1:
+        raise CrevalError(f"at_once must be at least 1, got {at_once}.")
     cache = entailment if isinstance(entailment, CachingEntailment) else CachingEntailment(entailment)
-    out = []
-    for item in prompts:
-        result = await partition_texts(list(item.generations), cache, mode=mode)
-        out.append(result.class_ids)
-    return out
+    gate = asyncio.Semaphore(at_once)
+
+    async def one(item: PublishedPrompt) -> tuple[int, ...]:
+        async with gate:
+            result = await partition_texts(list(item.generations), cache, mode=mode, lookup=lookup)
+        return result.class_ids
+
+    return list(await asyncio.gather(*(one(item) for item in prompts)))
 
 
 def _row(model: str, partitioner: str, prompts: Sequence[PublishedPrompt],
@@ -147,6 +162,8 @@ def partitioner_agreement(
     partitioners: Mapping[str, Entailment],
     *,
     mode: str = "strict",
+    lookup: str = "both",
+    at_once: int = 1,
     confidence: float = 0.95,
     min_items: int = MIN_ITEMS,
 ) -> pd.DataFrame:
@@ -157,7 +174,8 @@ def partitioner_agreement(
     ``ari_low``/``ari_high``, ``distinct_error`` (mean classes ours - published) with its
     interval, ``exact_distinct`` (share of prompts with the published class count),
     ``classes_published``/``classes_ours`` (mean classes per prompt; NoveltyBench's stored
-    per-prompt ``distinct`` is one less) and ``seconds`` spent partitioning.
+    per-prompt ``distinct`` is one less) and ``seconds`` spent partitioning. ``lookup`` and
+    ``at_once`` go to :func:`repartition`; neither changes a partition.
     """
     import asyncio
 
@@ -171,7 +189,7 @@ def partitioner_agreement(
             if not prompts:
                 raise CrevalError(f"Model {model!r} has no prompts to re-partition.")
             start = time.perf_counter()
-            ours = asyncio.run(repartition(prompts, backend, mode=mode))
+            ours = asyncio.run(repartition(prompts, backend, mode=mode, lookup=lookup, at_once=at_once))
             rows.append(_row(model, name, prompts, ours, time.perf_counter() - start,
                              confidence, min_items))
     return pd.DataFrame(rows)

@@ -18,15 +18,12 @@ labels (a binary model's "not entailment" counts as neutral; contradiction is th
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from creval._util.quiet import quiet_hf
-from creval.errors import CrevalError, require
-from creval.nli.base import LABELS, Label, NLIResult, canonical_label, check_pairs
+from creval.errors import CrevalError
+from creval.nli.base import LABELS, Label, NLIResult, canonical_label
+from creval.nli.transformers_base import TransformersBackend
 
 __all__ = ["DEFAULT_NLI_MODEL", "HFEntailment", "label_indices"]
 
@@ -90,8 +87,10 @@ def _max_length(tokenizer: Any, config: Any) -> int:
     return _FALLBACK_MAX_LENGTH
 
 
-class HFEntailment:
+class HFEntailment(TransformersBackend):
     """An NLI cross-encoder: ``AutoTokenizer`` + ``AutoModelForSequenceClassification``."""
+
+    kind = "hf"
 
     def __init__(
         self,
@@ -101,77 +100,34 @@ class HFEntailment:
         batch_size: int = 16,
         label_map: Mapping[str, str] | None = None,
     ) -> None:
-        if not name.strip():
-            raise CrevalError("hf: needs a model name or directory, e.g. 'hf:" + DEFAULT_NLI_MODEL + "'.")
-        if batch_size < 1:
-            raise CrevalError(f"batch_size must be at least 1, got {batch_size}.")
-        self.name = name.strip()
+        super().__init__(name, default=DEFAULT_NLI_MODEL, device=device, batch_size=batch_size)
         self.spec = f"hf:{self.name}"
-        self.device = device
-        self.batch_size = batch_size
         self.label_map = dict(label_map) if label_map else None
-        self._lock = threading.Lock()
-        self._tokenizer: Any = None
-        self._model: Any = None
         self._labels: dict[int, Label] | None = None
 
-    # -- loading ------------------------------------------------------------------------------
     def _load(self) -> tuple[Any, Any, dict[int, Label]]:
         """Tokenizer, model and label indices (call with the lock held)."""
         if self._model is None:
-            require("transformers", package="transformers", extra="hf", purpose="hf: entailment")
-            require("torch", package="torch", extra="hf", purpose="hf: entailment")
+            self._require()
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-            hint = (
-                "Give a local directory written by save_pretrained, or a model already in the "
-                "Hugging Face cache."
-            )
-            try:
-                quiet_hf()
-                tokenizer = AutoTokenizer.from_pretrained(self.name)
-            except (OSError, ValueError) as exc:
-                raise CrevalError(f"{self.spec}: cannot load the tokenizer ({exc}). {hint}") from exc
-            try:
-                model = AutoModelForSequenceClassification.from_pretrained(self.name)
-            except (OSError, ValueError) as exc:
-                raise CrevalError(f"{self.spec}: cannot load the model ({exc}). {hint}") from exc
+            tokenizer = self._pretrained(AutoTokenizer.from_pretrained, self.name, "tokenizer")
+            model = self._pretrained(AutoModelForSequenceClassification.from_pretrained, self.name, "model")
             labels = label_indices(model.config.id2label, self.label_map, model=self.spec)
-            model.to(self.device)
-            model.eval()
+            self._ready(model)
             self._tokenizer, self._model, self._labels = tokenizer, model, labels
         assert self._labels is not None
         return self._tokenizer, self._model, self._labels
 
-    @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
-    def identity(self) -> dict[str, Any]:
-        """Backend, model name or path, the label of each output; for a local directory a
-        fingerprint of its config, tokenizer and weights. Loads the model once."""
-        from creval._util.fingerprint import dir_identity
-
-        with self._lock:
-            _, model, labels = self._load()
-        identity: dict[str, Any] = {
+    def _identity(self) -> dict[str, Any]:
+        """Backend, model name or path, the label of each output and the input length."""
+        assert self._labels is not None
+        return {
             "backend": "hf",
             "model": self.name,
-            "labels": {str(k): v for k, v in labels.items()},
-            "max_length": _max_length(self._tokenizer, model.config),
+            "labels": {str(k): v for k, v in self._labels.items()},
+            "max_length": _max_length(self._tokenizer, self._model.config),
         }
-        path = Path(self.name).expanduser()
-        if path.is_dir():
-            identity.update(dir_identity(path))
-        return identity
-
-    # -- classification -----------------------------------------------------------------------
-    async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[NLIResult]:
-        """Classify every pair, ``batch_size`` at a time, in a worker thread."""
-        checked = check_pairs(pairs)
-        if not checked:
-            return []
-        return await asyncio.to_thread(self._classify_sync, checked)
 
     def _classify_sync(self, pairs: list[tuple[str, str]]) -> list[NLIResult]:
         with self._lock:

@@ -32,15 +32,11 @@ probability of "same"; None for pairs decided by the short-text rule).
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from creval._util.quiet import quiet_hf
-from creval.errors import CrevalError, require
-from creval.nli.base import NLIResult, check_pairs
+from creval.errors import CrevalError
+from creval.nli.base import NLIResult
+from creval.nli.transformers_base import TransformersBackend
 
 __all__ = [
     "DEFAULT_SIMILARITY_MODEL",
@@ -76,8 +72,14 @@ def short_text_verdict(a: str, b: str) -> bool | None:
     return 2 * len(set(words_a) & set(words_b)) >= longest
 
 
-class SimilarityEntailment:
+class SimilarityEntailment(TransformersBackend):
     """NoveltyBench's same/different classifier as a symmetric entailment backend."""
+
+    kind = "similarity"
+    load_hint = (
+        "The hub is not reached at run time: give a local directory written by "
+        "save_pretrained, or a model already in the Hugging Face cache."
+    )
 
     def __init__(
         self,
@@ -87,41 +89,22 @@ class SimilarityEntailment:
         device: str = "cpu",
         batch_size: int = 16,
     ) -> None:
-        if not name.strip():
-            raise CrevalError(
-                f"similarity: needs a model name or directory, e.g. 'similarity:{DEFAULT_SIMILARITY_MODEL}'."
-            )
-        if batch_size < 1:
-            raise CrevalError(f"batch_size must be at least 1, got {batch_size}.")
+        super().__init__(name, default=DEFAULT_SIMILARITY_MODEL, device=device, batch_size=batch_size)
         if not 0.0 <= threshold < 1.0:
             raise CrevalError(f"The similarity threshold must be in [0, 1), got {threshold}.")
-        self.name = name.strip()
         self.spec = "similarity" if self.name == DEFAULT_SIMILARITY_MODEL else f"similarity:{self.name}"
-        self.threshold, self.device, self.batch_size = float(threshold), device, batch_size
-        self._lock = threading.Lock()
-        self._tokenizer: Any = None
+        self.threshold = float(threshold)
         self._tokenizer_name = ""
-        self._model: Any = None
         #: Unordered pair -> probability of "same", scored in the order first asked.
         self._scores: dict[frozenset[str], float] = {}
 
-    # -- loading ------------------------------------------------------------------------------
     def _load(self) -> tuple[Any, Any]:
         """Tokenizer and model (call with the lock held)."""
         if self._model is None:
-            require("transformers", package="transformers", extra="hf", purpose="similarity: entailment")
-            require("torch", package="torch", extra="hf", purpose="similarity: entailment")
+            self._require()
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-            hint = (
-                "The hub is not reached at run time: give a local directory written by "
-                "save_pretrained, or a model already in the Hugging Face cache."
-            )
-            quiet_hf()
-            try:
-                model = AutoModelForSequenceClassification.from_pretrained(self.name)
-            except (OSError, ValueError) as exc:
-                raise CrevalError(f"{self.spec}: cannot load the model ({exc}). {hint}") from exc
+            model = self._pretrained(AutoModelForSequenceClassification.from_pretrained, self.name, "model")
             tokenizer, errors = None, []
             for source in dict.fromkeys((self.name, PAPER_TOKENIZER)):
                 try:
@@ -130,42 +113,24 @@ class SimilarityEntailment:
                 except (OSError, ValueError) as exc:
                     errors.append(f"{source}: {exc}")
             if tokenizer is None:
-                raise CrevalError(f"{self.spec}: cannot load a tokenizer ({'; '.join(errors)}). {hint}")
+                raise CrevalError(f"{self.spec}: cannot load a tokenizer ({'; '.join(errors)}). {self.load_hint}")
             if model.config.num_labels != 2:
                 raise CrevalError(
                     f"{self.spec}: expected a two-output (different, same) classifier, got "
                     f"{model.config.num_labels} outputs."
                 )
-            model.to(self.device)
-            model.eval()
+            self._ready(model)
             self._tokenizer, self._model = tokenizer, model
         return self._tokenizer, self._model
 
-    def identity(self) -> dict[str, Any]:
-        """Backend, model, tokenizer, threshold and input rules; for a local directory a
-        fingerprint of its files. Loads the model once."""
-        from creval._util.fingerprint import dir_identity
-
-        with self._lock:
-            self._load()
-        identity: dict[str, Any] = {
+    def _identity(self) -> dict[str, Any]:
+        """Backend, model, tokenizer, threshold and input rules."""
+        return {
             "backend": "similarity", "approximate": True, "model": self.name,
             "tokenizer": self._tokenizer_name, "threshold": self.threshold,
             "max_tokens_per_text": MAX_TOKENS, "short_text_rule": _RULE,
             "note": "NoveltyBench's same/different classifier, not an entailment model",
         }
-        path = Path(self.name).expanduser()
-        if path.is_dir():
-            identity.update(dir_identity(path))
-        return identity
-
-    # -- classification -----------------------------------------------------------------------
-    async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[NLIResult]:
-        """One symmetric verdict per pair; the model runs ``batch_size`` pairs at a time."""
-        checked = check_pairs(pairs)
-        if not checked:
-            return []
-        return await asyncio.to_thread(self._classify_sync, checked)
 
     def _classify_sync(self, pairs: list[tuple[str, str]]) -> list[NLIResult]:
         with self._lock:
