@@ -248,6 +248,42 @@ def zou_table(reps: int = 3000) -> None:
                 cells.append(f"{hits / printed:.3f}")
             print(f"| {kind} | {n} | " + " | ".join(cells) + " |")
 
+def homogeneity_table(reps: int = 1000) -> None:
+    """Homogeneity's cells (within A, within B, across) over items and over one item's
+    answers: creval's interval (``None`` below its minimum, shown "-")."""
+    from creval.metrics.homogeneity import homogeneity
+    from tests.metrics.test_interval_coverage_last import (
+        ANSWERS,
+        DIMS,
+        _cells,
+        _covered,
+        one_item_answers,
+        similarity_items,
+    )
+
+    print("\n| homogeneity | data | n | within A | within B | across |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    labels = ["A"] * ANSWERS + ["B"] * ANSWERS
+    centre = np.random.default_rng(3).normal(0.0, 1.0, DIMS)
+    for kind in ("skewed", "bounded"):
+        rng = np.random.default_rng(36)
+        truth = similarity_items(kind, rng, 200_000)[1].mean(0)
+        for n in SIZES:
+            hits = [_covered(_cells(homogeneity([(S, labels) for S in similarity_items(kind, rng, n)[0]],
+                                                permutations=0)), truth) for _ in range(reps)]
+            cells = np.mean([h for h in hits if h is not None], 0) if any(h is not None for h in hits) else [np.nan] * 3
+            print(f"| over items | {kind} | {n} | " + " | ".join(_cell(c) for c in cells) + " |")
+        big = 3000
+        S = one_item_answers(kind, rng, big, centre)
+        off = ~np.eye(big, dtype=bool)
+        truth = np.array([S[:big, :big][off].mean(), S[big:, big:][off].mean(), S[:big, big:].mean()])
+        for n in (*SIZES, 50, 100):
+            hits = [_covered(_cells(homogeneity([(one_item_answers(kind, rng, n, centre), ["A"] * n + ["B"] * n)],
+                                                unit="answer", permutations=0)), truth) for _ in range(reps)]
+            cells = np.mean([h for h in hits if h is not None], 0) if any(h is not None for h in hits) else [np.nan] * 3
+            print(f"| over one item's answers | {kind} | {n} | " + " | ".join(_cell(c) for c in cells) + " |")
+
+
 if __name__ == "__main__":
     print(f"nominal 95%; creval prints an interval of a mean from {MIN_ITEMS} items\n")
     means_table()
@@ -257,3 +293,4 @@ if __name__ == "__main__":
     correlation_table()
     agreement_table()
     zou_table()
+    homogeneity_table()

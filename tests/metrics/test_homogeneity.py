@@ -94,36 +94,59 @@ def test_cosine_similarities_match_a_direct_computation() -> None:
         assert pair.similarity == pytest.approx(float(np.mean(across[(pair.a, pair.b)])))
 
 
-def test_item_bootstrap_is_the_documented_resampling() -> None:
-    within, across = _direct(WORDS, _jaccard)
-    per_item_ab = across[("A", "B")]  # defined on all three items
-    resamples, confidence = 400, 0.9
-    picks = np.random.default_rng([5, 0]).integers(0, 3, size=(resamples, 3))
-    means = [float(np.mean([per_item_ab[i] for i in row])) for row in picks]
-    low, high = np.quantile(means, [0.05, 0.95])
-    result = homogeneity(_word_items(), permutations=0, resamples=resamples, confidence=confidence, seed=5)
+def test_item_interval_is_a_mean_interval_from_ten_items() -> None:
+    """With ``unit="item"`` a cell's interval is that of the mean of its per-item values
+    (t + Hall, never narrower than Student's t below 15 values), none below ten items."""
+    from scipy import stats
+
+    result = homogeneity(_word_items(), permutations=0)
+    assert result.pairs[0].similarity is not None and result.pairs[0].low is None  # 3 items
+    rng = np.random.default_rng(4)
+    items = []
+    for _ in range(12):
+        x = rng.normal(size=(4, 5)) + rng.exponential(1.0, (1, 5))
+        items.append((cosine_similarity_matrix(x), ["A", "A", "B", "B"]))
+    per_item = [float(S[:2, 2:].mean()) for S, _ in items]
+    result = homogeneity(items, permutations=0, confidence=0.9)
     ab = result.pairs[0]
-    assert (ab.a, ab.b) == ("A", "B")
-    assert ab.low == pytest.approx(low) and ab.high == pytest.approx(high)
-    assert ab.low <= ab.similarity <= ab.high
+    t_low, t_high = stats.t.interval(0.9, 11, loc=np.mean(per_item), scale=stats.sem(per_item))
+    assert ab.similarity == pytest.approx(np.mean(per_item))
+    assert ab.low is not None and ab.high is not None
+    assert ab.low <= t_low + 1e-12 and ab.high >= t_high - 1e-12
+    assert ab.high - ab.low < 1.5 * (t_high - t_low)
 
 
-def test_answer_bootstrap_is_the_documented_resampling() -> None:
-    S = jaccard_similarity_matrix([t.split() for _, t in WORDS[0]])
-    labels = [g for g, _ in WORDS[0]]
+def test_answer_interval_is_a_brute_force_jackknife_on_fishers_z() -> None:
+    """``unit="answer"``: leave each answer out in turn, recompute the cell, the jackknife
+    variance, Student's t with the smaller group's answers less one, on atanh and back; no
+    interval for a group of fewer than ``HOMOGENEITY_MIN_ANSWERS`` answers."""
+    from scipy import stats
+
+    from creval.metrics.homogeneity import HOMOGENEITY_MIN_ANSWERS, item_block_means
+
+    rng = np.random.default_rng(8)
+    sizes = {"A": HOMOGENEITY_MIN_ANSWERS, "B": HOMOGENEITY_MIN_ANSWERS + 2, "C": 3}
+    labels = [g for g, n in sizes.items() for _ in range(n)]
+    S = cosine_similarity_matrix(rng.normal(size=(len(labels), 4)) + 1.0)
     codes = np.array([{"A": 0, "B": 1, "C": 2}[x] for x in labels])
-    rng = np.random.default_rng([0, 0])
-    values = []
-    for _ in range(60):  # resample each group's answers, drop pairs of copies of one answer
-        picks = np.concatenate([rng.choice(np.flatnonzero(codes == g), size=int((codes == g).sum()))
-                                for g in range(3)])
-        a = [p for p in picks if codes[p] == 0]
-        b = [p for p in picks if codes[p] == 1]
-        values.append(np.mean([S[x, y] for x in a for y in b]))
-    low, high = np.quantile(values, [0.025, 0.975])
-    result = homogeneity([(S, labels)], unit="answer", resamples=60, permutations=0)
-    assert result.pairs[0].low == pytest.approx(low) and result.pairs[0].high == pytest.approx(high)
-    assert result.within["C"].similarity is None and result.within["C"].low is None
+    result = homogeneity([(S, labels)], unit="answer", permutations=0, confidence=0.9)
+
+    def brute(i: int, j: int) -> tuple[float, float]:
+        full = item_block_means(S, codes, 3)[i, j]
+        var = 0.0
+        for g in {i, j}:
+            left = [item_block_means(np.delete(np.delete(S, x, 0), x, 1), np.delete(codes, x), 3)[i, j]
+                    for x in np.flatnonzero(codes == g)]
+            var += (len(left) - 1) / len(left) * float(np.sum((np.array(left) - np.mean(left)) ** 2))
+        df = min(sizes["AB"[i]], sizes["AB"[j]]) - 1
+        half = stats.t.ppf(0.95, df) * math.sqrt(var) / (1 - full**2)
+        return math.tanh(math.atanh(full) - half), math.tanh(math.atanh(full) + half)
+
+    ab = result.pairs[0]
+    assert (ab.low, ab.high) == pytest.approx(brute(0, 1))
+    assert (result.within["A"].low, result.within["A"].high) == pytest.approx(brute(0, 0))
+    assert result.within["C"].similarity is not None and result.within["C"].low is None
+    assert all(p.low is None for p in result.pairs if "C" in (p.a, p.b))
 
 
 def test_permutation_p_matches_exact_enumeration() -> None:

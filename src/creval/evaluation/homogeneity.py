@@ -326,11 +326,28 @@ def benchmark_homogeneity(
                              confidence=confidence, resamples=resamples, permutations=permutations, seed=seed)
     except ValueError as exc:
         raise CrevalError(str(exc)) from None
+    notes += _interval_notes(result)
     if benchmark == "sat":
         notes.append("SAT has one rewrite per model and story: there is no within-model similarity.")
     if benchmark == "dat" and any(len(g.answers.get("prompt", [])) >= max_answers for g in groups):
         notes.append(f"Groups with more than {max_answers} word lists are a seeded sample of {max_answers}.")
     return BenchmarkHomogeneity(benchmark, measure, identity, result, groups, notes)
+
+
+def _interval_notes(result: Homogeneity) -> list[str]:
+    """Why some cells print no interval: too few items, or too few answers on the one item."""
+    from creval.metrics.homogeneity import HOMOGENEITY_MIN_ANSWERS, HOMOGENEITY_MIN_ITEMS
+    from creval.metrics.intervals import too_few
+
+    cells = ([(c.similarity, c.low, c.items) for c in result.within.values()]
+             + [(c.similarity, c.low, c.items) for c in result.pairs])
+    if not any(value is not None and low is None for value, low, _ in cells):
+        return []
+    if result.unit == "item":
+        fewest = min(items for value, _, items in cells if value is not None)
+        return [f"{too_few(fewest, HOMOGENEITY_MIN_ITEMS)}: cells over fewer items print none."]
+    return [f"No interval where a group has fewer than {HOMOGENEITY_MIN_ANSWERS} answers: too few "
+            f"answers for an interval (needs {HOMOGENEITY_MIN_ANSWERS})."]
 
 
 def _novelty_site(run: Run) -> bool:

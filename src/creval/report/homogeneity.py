@@ -30,12 +30,13 @@ PAIR_COLUMNS = ["a", "b", "similarity", "low", "high", "p", "items"]
 
 def _explanation(doc: dict[str, Any]) -> str:
     level = round(100 * float(doc["confidence"]))
-    unit = "answers within each group" if doc["unit"] == "answer" else "items"
+    unit = ("jackknife over the answers within each group (Fisher z)" if doc["unit"] == "answer"
+            else "t interval with Hall's skewness correction over the items")
     embedder = doc.get("embedder") or {}
     by = f" ({embedder.get('name') or embedder.get('model') or embedder})" if embedder else ""
     return (f"Similarity: {doc['measure']}{by}, mean over pairs of answers to the same item, then "
             f"over items. `within`: two answers of the same group; the pairs: one answer of each. "
-            f"Intervals: {level}% bootstrap over {unit}. `p`: permutation test ({doc['permutations']} "
+            f"Intervals: {level}% {unit}. `p`: permutation test ({doc['permutations']} "
             "shuffles of the group labels within each item) of \"a's answers are closer to b's than "
             "to a random answer of the pool\"; a small p says the two are alike beyond chance.")
 
