@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 #: Headline values of each run shown beside the ratings (the first numeric ones).
 HEADLINE_VALUES = 4
+#: Fewest common items for the ratings' intervals: the two-way percentile bootstrap covered
+#: 75-83% at 2 items and 93-100% from 5 in simulation (bench/README.md, interval coverage).
+RANK_MIN_ITEMS = 5
 
 
 def outcomes(records: list[Record]) -> tuple[list[dict[str, Any]], int, int]:
@@ -128,6 +131,7 @@ def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Recor
     except ValueError as exc:
         raise CrevalError(f"The ratings cannot be computed: {exc} Judge more pairs (--design all) "
                           "or run the same command again to finish the judgements.") from None
+    enough = len(plan.items) >= RANK_MIN_ITEMS
     _, shares, counts = win_matrix(*args, models=models)
     pool = intransitive_triads(shares)
     firsts = [r["outcome"] for r in rows if r["outcome"] != 0.5]
@@ -135,7 +139,8 @@ def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Recor
     table: list[dict[str, Any]] = []
     for i, m in enumerate(models):
         played = [s for s in shares[i] if s is not None]
-        table.append({"model": m, "rating": fit.fit.ratings[i], "low": fit.low[i], "high": fit.high[i],
+        table.append({"model": m, "rating": fit.fit.ratings[i], "low": fit.low[i] if enough else None,
+                      "high": fit.high[i] if enough else None,
                       "comparisons": fit.fit.comparisons[i],
                       "win_rate": sum(s * c for s, c in zip(shares[i], counts[i], strict=True) if s is not None)
                       / max(1, sum(counts[i])) if played else None,
@@ -146,7 +151,8 @@ def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Recor
         "benchmark": plan.benchmark, "models": models, "ratings": table,
         "scale": "Bradley-Terry strength (logit): a difference of 1 is a 73% chance of winning",
         "centred_on": plan.design.anchors or "all models",
-        "position_bias": {"gamma": fit.fit.bias, "low": fit.bias_low, "high": fit.bias_high,
+        "position_bias": {"gamma": fit.fit.bias, "low": fit.bias_low if enough else None,
+                          "high": fit.bias_high if enough else None,
                           "first_wins": sum(v == 1.0 for v in firsts) / len(firsts) if firsts else None},
         "win_matrix": {"models": models, "shares": shares, "comparisons": counts},
         "triads": {"models": {"cyclic": pool.cyclic, "decided": pool.cyclic + pool.transitive,
@@ -158,7 +164,9 @@ def ratings_document(plan: RankPlan, settings: RankSettings, records: list[Recor
         "missing": plan.requests - len(records),
         "items": len(plan.items), "judges": plan.judges, "design": plan.to_dict(),
         "interval": {"confidence": settings.confidence, "resamples": settings.resamples,
-                     "over": "items and judges together (two-way bootstrap)"},
+                     "over": "items and judges together (two-way bootstrap)",
+                     "note": None if enough else (f"{len(plan.items)} common item(s): too few for an "
+                                                  f"interval (needs {RANK_MIN_ITEMS})")},
         "same_family": listed(plan.excluded, "before any call") + listed(after, "after the judgements"),
         "ties_as": "half a win for each side", "prior": f"{settings.prior:g} virtual tie(s) per compared pair",
         "out": str(plan.out),

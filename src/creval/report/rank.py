@@ -27,12 +27,14 @@ from typing import Any
 from creval.report.markdown import fmt, markdown_table
 
 
-def _interval(value: float, low: float, high: float) -> str:
-    """``value [low, high]`` to two decimals (no ``-0.00``).
+def _interval(value: float, low: float | None, high: float | None) -> str:
+    """``value [low, high]`` to two decimals (no ``-0.00``); the value alone without one.
 
-    >>> _interval(-1e-12, -0.004, 0.5)
-    '0.00 [0.00, 0.50]'
+    >>> _interval(-1e-12, -0.004, 0.5), _interval(0.25, None, None)
+    ('0.00 [0.00, 0.50]', '0.25')
     """
+    if low is None or high is None:
+        return f"{round(value, 2) + 0.0:.2f}"
     a, b, c = (round(v, 2) + 0.0 for v in (value, low, high))
     return f"{a:.2f} [{b:.2f}, {c:.2f}]"
 
@@ -58,7 +60,8 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
         "0 is none; the ratings are net of it (every pair asked in both orders).",
         f"Ratings: Bradley-Terry strengths (logit; a difference of 1 is a 73% chance to win), centred on "
         f"{doc['centred_on'] if isinstance(doc['centred_on'], str) else ', '.join(doc['centred_on'])}; "
-        f"{level}% intervals from {doc['interval']['resamples']} bootstrap resamples of items and judges together.",
+        + (f"no intervals: {doc['interval']['note']}." if doc["interval"].get("note") else
+           f"{level}% intervals from {doc['interval']['resamples']} bootstrap resamples of items and judges together."),
         f"Circular triads: {_rate(triads['models'])} of model triads, {_rate(triads['items'])} within items.",
         f"{doc['judgements']} judgements ({doc['ties']} ties) on {doc['items']} items by "
         f"{', '.join(doc['judges'])}; design {doc['design']['design']} ({len(doc['design']['pairs'])} pairs, "
@@ -106,12 +109,14 @@ def render_html(doc: dict[str, Any]) -> str:
     """One self-contained page (no script, no outside resource): ratings with their intervals
     drawn as bars, the summary, the win-rate matrix."""
     ratings = doc["ratings"]
-    lo = min(r["low"] for r in ratings) if ratings else 0.0
-    hi = max(r["high"] for r in ratings) if ratings else 1.0
+    ends = [(r["rating"] if r["low"] is None else r["low"], r["rating"] if r["high"] is None else r["high"])
+            for r in ratings]
+    lo = min(e[0] for e in ends) if ratings else 0.0
+    hi = max(e[1] for e in ends) if ratings else 1.0
     span = (hi - lo) or 1.0
     bars = []
-    for n, r in enumerate(ratings):
-        x0, x1, x = ((v - lo) / span * 400 + 100 for v in (r["low"], r["high"], r["rating"]))
+    for n, (r, (low, high)) in enumerate(zip(ratings, ends, strict=True)):
+        x0, x1, x = ((v - lo) / span * 400 + 100 for v in (low, high, r["rating"]))
         y = 20 + 24 * n
         bars.append(f"<g class='model' data-model='{escape(r['model'])}'><text x='95' y='{y + 4}' text-anchor='end'>"
                     f"{escape(r['model'])}</text><line x1='{x0:.1f}' x2='{x1:.1f}' y1='{y}' y2='{y}' stroke='#36c' "
