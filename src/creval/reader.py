@@ -143,7 +143,7 @@ class Run:
 
     def noise_df(self) -> pd.DataFrame:
         """A run with ``--repeats``: one row per measure with the shares of its variance
-        (``items``, ``samples``, ``judge``), the ``reliability`` and its interval, and the
+        (``items``, ``samples``, ``judge``), the ``reliability`` (no interval: ``interval_note`` says why), and the
         noise ``floor`` (``scores.noise``); no rows without repeats."""
         return _pandas().DataFrame(self._noise_rows())
 
