@@ -229,3 +229,19 @@ class LlamaServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=15)
+
+
+def novelty_pair(text: str) -> tuple[str, str] | None:
+    """The two answers of a NoveltyBench judge's same-or-different question (the last user
+    message), or None for any other prompt (a rating, the tested model's turn)."""
+    if "Answer A:" not in text:
+        return None
+    a, rest = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
+    return a, rest.split("\n\nAre Answer A")[0]
+
+
+def novelty_same(text: str) -> str | None:
+    """A NoveltyBench judge that calls two answers the same when they are equal: ``same`` or
+    ``different``, or None when ``text`` is not a same-or-different question."""
+    pair = novelty_pair(text)
+    return None if pair is None else ("same" if pair[0] == pair[1] else "different")

@@ -16,15 +16,14 @@ import pytest
 from tests._batch_server import BatchServer
 from tests._cli import creval, creval_process
 from tests._ray import token_cluster
-from tests._servers import ChatServer
+from tests._servers import ChatServer, novelty_pair
 
 
 def reply(body: dict[str, Any]) -> tuple[int, str]:
     """The target and the judge of both benchmarks, as functions of what they are asked."""
     text = body["messages"][-1]["content"]
-    if "Answer A:" in text:  # NoveltyBench's same/different: same when the parities match
-        a, rest = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
-        b = rest.split("\n\nAre Answer A")[0]
+    if (pair := novelty_pair(text)) is not None:  # NoveltyBench's same/different: same parities
+        a, b = pair
         return 200, "same" if int(a.split()[-1]) % 2 == int(b.split()[-1]) % 2 else "different"
     if "Rate how good" in text:  # NoveltyBench's quality
         return 200, str(3 + len(text) % 5)

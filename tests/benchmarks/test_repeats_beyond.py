@@ -12,7 +12,7 @@ import pytest
 
 from creval.benchmarks.repeats import REPEAT_STRIDE
 from tests._cli import creval
-from tests._servers import ChatServer
+from tests._servers import ChatServer, novelty_same
 from tests.tests_paths import shared_data_path
 
 
@@ -20,9 +20,8 @@ def novelty_reply(body: dict[str, Any]) -> tuple[int, str]:
     """Repeat 0's three answers fall in two classes (by the seed's parity), repeat 1's are
     all different; the judge says same for equal answers and rates 7."""
     text = body["messages"][-1]["content"]
-    if "Answer A:" in text:
-        a, rest = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
-        return 200, "same" if a == rest.split("\n\nAre Answer A")[0] else "different"
+    if (verdict := novelty_same(text)) is not None:
+        return 200, verdict
     if "Rate how good" in text:
         return 200, "7"
     seed = int(body["seed"])

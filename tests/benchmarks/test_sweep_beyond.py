@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests._cli import creval
-from tests._servers import ChatServer
+from tests._servers import ChatServer, novelty_same
 
 
 def aut_reply(body: dict[str, Any]) -> tuple[int, str]:
@@ -77,9 +77,8 @@ def test_compare_quality_that_is_no_number_exits_2(aut_sweeps: tuple[Path, Path]
 
 def novelty_reply(body: dict[str, Any]) -> tuple[int, str]:
     text = body["messages"][-1]["content"]
-    if "Answer A:" in text:
-        a, rest = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
-        return 200, "same" if a == rest.split("\n\nAre Answer A")[0] else "different"
+    if (verdict := novelty_same(text)) is not None:
+        return 200, verdict
     assert "Rate how good" not in text, "--quality none asks no rating"
     return 200, "a cold answer" if body["temperature"] < 0.5 else f"answer {body['seed']}"
 

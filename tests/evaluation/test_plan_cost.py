@@ -17,7 +17,7 @@ import creval
 from creval.errors import CrevalError
 from creval.evaluation.cost import Price, estimate_tokens, parse_prices
 from tests._cli import creval as cli
-from tests._servers import ChatServer
+from tests._servers import ChatServer, novelty_same
 from tests.tests_paths import shared_data_path
 
 NOWHERE = ["--model", "openai:planned-model", "--base-url", "http://127.0.0.1:9/v1"]
@@ -136,9 +136,8 @@ def _novelty_reply(repeat_answers: bool) -> Any:
     says same for equal answers and rates 6."""
     def reply(body: dict[str, Any]) -> tuple[int, str]:
         text = body["messages"][-1]["content"]
-        if "Answer A:" in text:
-            a, rest = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
-            return 200, "same" if a == rest.split("\n\nAre Answer A")[0] else "different"
+        if (verdict := novelty_same(text)) is not None:
+            return 200, verdict
         if "Rate how good" in text:
             return 200, "6"
         return 200, f"answer {int(body['seed']) % 2 if repeat_answers else body['seed']}"

@@ -11,15 +11,14 @@ import pytest
 from creval.benchmarks.noveltybench.data import load_prompts
 from creval.benchmarks.noveltybench.protocol import parse_rating, parse_same
 from tests._cli import creval
-from tests._servers import ChatServer
+from tests._servers import ChatServer, novelty_same
 
 
 def run(tmp: Path, sampling: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     def reply(body: dict[str, Any]) -> tuple[int, str]:
         text = body["messages"][-1]["content"]
-        if "Answer A:" in text:  # the judge: answers differ unless they are equal
-            a, b = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
-            return 200, "same" if a == b.split("\n\nAre Answer A")[0] else "different"
+        if (verdict := novelty_same(text)) is not None:  # the judge: answers differ unless equal
+            return 200, verdict
         turns = sum(m["role"] == "assistant" for m in body["messages"])
         return 200, f"answer {body.get('seed', 0) + turns} to {body['messages'][0]['content'][:20]}"
 

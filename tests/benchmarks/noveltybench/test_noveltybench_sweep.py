@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from tests._cli import creval
-from tests._servers import ChatServer
+from tests._servers import ChatServer, novelty_same
 
 
 def reply(body: dict[str, Any]) -> tuple[int, str]:
     text = body["messages"][-1]["content"]
-    if "Answer A:" in text:
-        a, rest = text.split("Answer A:\n")[1].split("\n\nAnswer B:\n")
-        return 200, "same" if a == rest.split("\n\nAre Answer A")[0] else "different"
+    if (verdict := novelty_same(text)) is not None:
+        return 200, verdict
     if "Rate how good" in text:
         return 200, "4" if "cold" in text else "8"
     if body["temperature"] < 0.5:
