@@ -168,6 +168,8 @@ def test_retest_matches_scipy_pearson_and_its_interval() -> None:
     assert result.within_sd == pytest.approx(np.std(second - first, ddof=1) / math.sqrt(2))
     with pytest.raises(ValueError, match="pair them"):
         retest_reliability([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0])
+    few = retest_reliability(list(first[:9]), list(second[:9]))  # below the interval's minimum
+    assert few.low is None and few.high is None and few.r == pytest.approx(stats.pearsonr(first[:9], second[:9])[0])
 
 
 def test_bootstrap_interval_of_the_reliability_is_near_the_exact_f_interval() -> None:

@@ -280,15 +280,21 @@ def noise_floor(split: VarianceSplit, *, n_items: int, confidence: float = 0.95)
 @dataclass(frozen=True)
 class RetestResult:
     """People (or items) measured twice: the Pearson correlation of the two measurements with
-    its Fisher-z interval, the spread of one measurement around the person's own level
-    (``within_sd`` = sd of the differences / sqrt 2) and the mean change (second - first)."""
+    its Fisher-z interval (None below :data:`RETEST_MIN_INTERVAL` subjects), the spread of one
+    measurement around the person's own level (``within_sd`` = sd of the differences /
+    sqrt 2) and the mean change (second - first)."""
 
     r: float
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     n: int
     within_sd: float
     mean_change: float
+
+
+#: Fewest subjects for the retest correlation's interval: the Fisher z interval's simulated
+#: coverage is checked from 10 pairs (``metrics.correlation.MIN_PAIRS``; bench/README.md).
+RETEST_MIN_INTERVAL = 10
 
 
 def retest_reliability(
@@ -297,8 +303,8 @@ def retest_reliability(
     """Test-retest reliability of a measure taken twice on the same ``n`` subjects.
 
     >>> result = retest_reliability([1.0, 2.0, 3.0, 4.0], [1.5, 1.5, 3.5, 4.5])
-    >>> round(result.r, 4), round(result.within_sd, 4), result.mean_change
-    (0.9467, 0.3536, 0.25)
+    >>> round(result.r, 4), round(result.within_sd, 4), result.mean_change, result.low
+    (0.9467, 0.3536, 0.25, None)
     """
     from scipy.stats import norm
 
@@ -315,5 +321,7 @@ def retest_reliability(
     z, half = math.atanh(min(max(r, -0.999999), 0.999999)), float(norm.ppf(0.5 + confidence / 2))
     se = 1 / math.sqrt(len(x) - 3)
     diff = y - x
-    return RetestResult(r, math.tanh(z - half * se), math.tanh(z + half * se), len(x),
+    enough = len(x) >= RETEST_MIN_INTERVAL
+    return RetestResult(r, math.tanh(z - half * se) if enough else None,
+                        math.tanh(z + half * se) if enough else None, len(x),
                         float(np.std(diff, ddof=1) / math.sqrt(2)), float(diff.mean()))

@@ -20,8 +20,8 @@ EXPLAIN = (
     "Shares of each measure's variance: items (which item it is), samples (which answer the "
     "model drew for the item) and judge (which verdict the judge gave that answer); '-' where "
     "the run did not repeat that level (its noise is then in the level above). Reliability is "
-    "the correlation of two independent draws of one item (ICC(1), test-retest), with its 95% "
-    "interval from resampling the items. Floor: two "
+    "the correlation of two independent draws of one item (ICC(1), test-retest), without an "
+    "interval: none of the methods tried covers at 95% on skewed data (bench/README.md). Floor: two "
     "runs of this model over these items, one draw per item each, differ by less than this "
     "95% of the time from sampling and judging alone; a difference between models smaller "
     "than the floor is not distinguishable from noise."
@@ -52,15 +52,26 @@ def retest_lines(scores: Scores) -> list[str]:
         model, people = entry.get("retest"), entry.get("people_retest")
         if model:
             out.append(f"{measure}, this model: repeat 1 against repeat 2 over {model['n']} trials, "
-                       f"r = {model['r']:.2f} [{model['low']:.2f}, {model['high']:.2f}]; one "
+                       f"r = {_r(model)}; one "
                        f"answer's spread around its trial's level sd {model['within_sd']:.2f}.")
         if people:
             out.append(f"{measure}, people ({people['source']}, n = {people['n']}): "
-                       f"r = {people['r']:.2f} [{people['low']:.2f}, {people['high']:.2f}]; one "
+                       f"r = {_r(people)}; one "
                        f"test's spread around the person's level sd {people['within_sd']:.2f}, "
                        f"mean change {people['mean_change']:+.2f}. People's scores are under "
                        "GloVe 840B: compare the correlations and spreads, not the levels.")
     return out
+
+
+def _r(entry: dict[str, Any]) -> str:
+    """``r [low, high]``, or r with its n where too few subjects give no interval.
+
+    >>> _r({"r": 0.5, "low": 0.1, "high": 0.8, "n": 30}), _r({"r": 0.5, "low": None, "high": None, "n": 4})
+    ('0.50 [0.10, 0.80]', '0.50 (n = 4: too few trials for an interval)')
+    """
+    if entry.get("low") is None or entry.get("high") is None:
+        return f"{entry['r']:.2f} (n = {entry['n']}: too few trials for an interval)"
+    return f"{entry['r']:.2f} [{entry['low']:.2f}, {entry['high']:.2f}]"
 
 
 Table = Callable[[list[dict[str, Any]]], str]
