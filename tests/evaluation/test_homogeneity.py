@@ -13,7 +13,7 @@ LISTS = ["1. cat\n2. dog\n3. sun", "1. cat\n2. moon\n3. sea", "I would rather no
 
 
 def _dat(out: Path, name: str, *extra: str) -> Path:
-    return scripted_dat_run(out, name, LISTS, *extra, trials=3, exit_codes=(0, 1))
+    return scripted_dat_run(out, name, LISTS, *extra, trials=3, exit_codes=(0, 1, 3))
 
 
 def test_refusals_and_notes(tmp_path: Path) -> None:

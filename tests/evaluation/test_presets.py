@@ -39,7 +39,7 @@ def test_paper_resources_and_judge_are_used_when_present(tmp_path: Path) -> None
                      env=env)
         ttct = creval("run", "ttct", "--preset", "paper", "--model", "openai:m", "--base-url",
                       server.url, "--judge-base-url", server.url, "--limit", "1", "--answers", "1",
-                      "--no-progress", "--out", str(tmp_path / "ttct"), env=env)
+                      "--no-progress", "--allow-no-score", "--out", str(tmp_path / "ttct"), env=env)
     finally:
         server.close()
     assert dat.returncode == 0, dat.stderr

@@ -41,7 +41,7 @@ def cluster() -> Iterator[str]:
 
 
 def _cmd(*args: str) -> list[str]:
-    return [*CREVAL, "run", *args, "--model", "local", "--no-progress"]
+    return [*CREVAL, "run", *args, "--model", "local", "--no-progress", "--allow-no-score"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -167,7 +167,7 @@ def test_one_command_runs_a_grid_of_two_models_and_two_benchmarks_on_ray(
     driver = subprocess.Popen(
         [*CREVAL, "run", "dat", "neocoder", "--trials", "5", "--limit", "1", "--states", "0",
          "--max-tokens", "32", "--detector", "static", "--model", "local", "--model", replay,
-         "--no-progress", "--cache", runs["cache"], "--executor", "ray", "--ray-address",
+         "--no-progress", "--allow-no-score", "--cache", runs["cache"], "--executor", "ray", "--ray-address",
          cluster, "--out", str(grid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, stderr = driver.communicate(timeout=600)
     assert driver.returncode == 0, stderr[-3000:]

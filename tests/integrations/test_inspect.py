@@ -314,7 +314,7 @@ def test_inspect_backend_errors_are_creval_errors() -> None:
 def test_creval_run_dat_with_inspect_mockllm(tmp_path: Path, offline_tiktoken: str) -> None:
     out = tmp_path / "run"
     done = creval("run", "dat", "--model", "inspect:mockllm/model", "--trials", "2",
-                  "--out", str(out), "--no-progress")
+                  "--out", str(out), "--no-progress", "--allow-no-score")
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert [r["output"]["text"] for r in records] == ["Default output from mockllm/model"] * 2
@@ -360,7 +360,7 @@ def test_creval_run_dat_with_inspect_openai_on_llama_server(tmp_path: Path, llam
     done = creval("run", "dat", "--model", "inspect:openai-api/llama/smollm2",
                   "--base-url", llama_server,
                   "--api-key", "none", "--trials", "2", "--max-tokens", "60", "--out", str(out),
-                  "--no-progress")
+                  "--no-progress", "--allow-no-score")
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert len(records) == 2 and all(r["status"] == "ok" for r in records)

@@ -84,7 +84,7 @@ def test_a_killed_run_resumes_its_batch_and_pays_once(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["run", "dat", "--model", "openai:m", "--base-url", server.url, "--api-key", "x",
             "--trials", "4", "--batch", "--batch-poll", POLL, "--no-progress", "--no-cache",
-            "--out", str(out)]  # fmt: skip
+            "--allow-no-score", "--out", str(out)]  # fmt: skip
     try:
         proc = subprocess.Popen([sys.executable, "-m", "creval.cli", *args],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -298,7 +298,7 @@ def test_a_batch_whose_creation_answer_was_lost_is_found_not_sent_again(tmp_path
 def _cli_args(server: BatchServer, out: Path, *extra: str, trials: int = 4) -> list[str]:
     return ["run", "dat", "--model", "openai:m", "--base-url", server.url, "--api-key", "x",
             "--trials", str(trials), "--batch", "--batch-poll", POLL, "--no-cache",
-            "--out", str(out), *extra]  # fmt: skip
+            "--allow-no-score", "--out", str(out), *extra]  # fmt: skip
 
 
 def test_each_batch_is_shown_as_it_changes_without_a_terminal(tmp_path: Path) -> None:

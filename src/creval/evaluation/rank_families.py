@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from creval.errors import CrevalError
 from creval.evaluation.conditions import bare
 from creval.evaluation.families import family, known_family
+from creval.evaluation.rank_items import judged
 
 if TYPE_CHECKING:
     from creval.evaluation.rank_items import RankedRun
@@ -84,11 +85,6 @@ def by_answers(families: Mapping[str, set[str]], records: Iterable[Record]) -> E
                 out[(judge, label)] = (f"{bare(judge)}'s answers reported {', '.join(shared)} "
                                        f"({family(shared[0])} family), as the rated model {bare(label)}")
     return out
-
-
-def judged(pair: tuple[str, str], judge: str, excluded: Excluded) -> bool:
-    """Whether ``judge`` decides ``pair`` (neither model is of its family)."""
-    return not any((judge, m) in excluded for m in pair)
 
 
 def check_left(pairs: Sequence[tuple[str, str]], judges: Sequence[str], excluded: Excluded) -> None:

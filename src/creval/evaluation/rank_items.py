@@ -69,6 +69,16 @@ class Design:
         return 2 * len(self.pairs) * items * judges
 
 
+def judged(pair: tuple[str, str], judge: str, excluded: dict[tuple[str, str], str]) -> bool:
+    """Whether ``judge`` decides ``pair``: neither model is in ``excluded`` for it (a judge of
+    a rated model's family, :mod:`creval.evaluation.rank_families`).
+
+    >>> judged(("a", "b"), "j", {("j", "b"): "same family"}), judged(("a", "c"), "j", {("j", "b"): "x"})
+    (False, True)
+    """
+    return not any((judge, m) in excluded for m in pair)
+
+
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
@@ -246,8 +256,6 @@ class RankPlan:
 
     def judged(self, judge: str) -> list[tuple[str, str]]:
         """The pairs ``judge`` decides."""
-        from creval.evaluation.rank_families import judged
-
         return [p for p in self.design.pairs if judged(p, judge, self.excluded)]
 
     @property

@@ -27,7 +27,7 @@ def packaged_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The packaged model's recorded answers, scored again through ``replay:``."""
     out = tmp_path_factory.mktemp("packaged") / "dat"
     done = creval("run", "dat", "--model", f"replay:{PACKAGED}", "--trials", "16", "--temperature", "0.5",
-                  "--max-tokens", "80", "--no-progress", "--out", str(out))
+                  "--max-tokens", "80", "--no-progress", "--allow-no-score", "--out", str(out))
     assert done.returncode == 0, done.stderr
     return out
 
