@@ -27,7 +27,8 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
@@ -68,23 +69,23 @@ def by_spec(families: Mapping[str, set[str]], judges: Sequence[str]) -> Excluded
     return out
 
 
-def by_answers(families: Mapping[str, set[str]], records: Iterable[Record]) -> Excluded:
-    """The judges whose answers reported a model id of a rated model's family."""
-    reported: dict[str, set[str]] = {}
-    for r in records:
-        for call in r.calls:
-            for c in call.get("completions") or []:
-                model = c.get("model") if isinstance(c, dict) else None
-                if isinstance(model, str) and model.strip():
-                    reported.setdefault(str(r.unit.get("judge")), set()).add(model.strip())
-    out: Excluded = {}
-    for judge, ids in reported.items():
+def by_answers(families: Mapping[str, set[str]], judges: Sequence[str], out: Path,
+               records: list[Record]) -> Excluded:
+    """The judges whose answers reported a model id of a rated model's family, read from the
+    judgements in ``out`` as comparability reads a run's (:mod:`creval.evaluation.evidence`;
+    judge ``j`` asks as role ``judge{j}``)."""
+    from creval.evaluation.evidence import read_evidence
+
+    sent = read_evidence(out, records).sent
+    out_: Excluded = {}
+    for j, judge in enumerate(judges):
+        ids = set(sent[f"judge{j}"].reported) if f"judge{j}" in sent else set()
         for label, fams in families.items():
             shared = sorted(n for n in ids if family(n) in fams)
             if shared:
-                out[(judge, label)] = (f"{bare(judge)}'s answers reported {', '.join(shared)} "
-                                       f"({family(shared[0])} family), as the rated model {bare(label)}")
-    return out
+                out_[(judge, label)] = (f"{bare(judge)}'s answers reported {', '.join(shared)} "
+                                        f"({family(shared[0])} family), as the rated model {bare(label)}")
+    return out_
 
 
 def check_left(pairs: Sequence[tuple[str, str]], judges: Sequence[str], excluded: Excluded) -> None:
@@ -102,4 +103,4 @@ def listed(excluded: Excluded, when: str) -> list[dict[str, Any]]:
     return [{"judge": j, "model": m, "reason": why, "decided": when} for (j, m), why in sorted(excluded.items())]
 
 
-__all__ = ["Excluded", "by_answers", "by_spec", "check_left", "judged", "listed", "run_families"]
+__all__ = ["Excluded", "by_answers", "by_spec", "check_left", "listed", "run_families"]

@@ -90,9 +90,11 @@ def same_family(plan: RankPlan, settings: RankSettings, records: list[Record],
     reported a rated model's family does not decide that model's pairs), and those exclusions."""
     if settings.allow_same_family_judge:
         return rows, {}
-    from creval.evaluation.rank_families import by_answers, judged, run_families
+    from creval.evaluation.rank_families import by_answers, run_families
+    from creval.evaluation.rank_items import judged
 
-    after = {k: v for k, v in by_answers(run_families(plan.runs), records).items() if k not in plan.excluded}
+    after = {k: v for k, v in by_answers(run_families(plan.runs), plan.judges, plan.out, records).items()
+             if k not in plan.excluded}
     kept = [r for r in rows if judged((r["first"], r["second"]), r["judge"], after)]
     alone = sorted({m for r in rows for m in (r["first"], r["second"])} - {m for r in kept for m in (r["first"], r["second"])})
     if alone:
