@@ -267,7 +267,14 @@ def standings(m: dict[str, Any]) -> tuple[int, int, list[str]]:
 
 
 def _standing(m: dict[str, Any]) -> str:
-    name = f"{m['label']}: {_short(m['value'], m['low'], m['high'])}"
+    """One line of "Where it stands": the value, its interval and n, and its standing.
+
+    >>> _standing({"label": "DAT score", "value": 80.59, "low": None, "high": None, "n": 4.0,
+    ...            "references": []})
+    'DAT score: 80.59 (n = 4); no published value of this measure'
+    """
+    n = f" (n = {int(m['n'])})" if m.get("n") is not None and m.get("value") is not None else ""
+    name = f"{m['label']}: {_short(m['value'], m['low'], m['high'])}{n}"
     if any(r["comparable"] for r in m["references"]):
         above, of, protocols = standings(m)
         return (f"{name}, above {above} of {of} published models and groups measured the same "
