@@ -7,7 +7,7 @@ For each pair of models adjacent in that ranking, this takes the first q questio
 creval takes them (``balanced``: round-robin across the seven tasks), 5 answers each, and
 asks whether the 95% percentile bootstrap intervals of the two means (resampling questions)
 are disjoint. It prints, per pair, the smallest q that separates them, which is where the
-profile's standard size for jcq/ttct comes from (see creval.evaluation.battery).
+profile's standard size for jcq/ttct comes from (see creval.evaluation.profile.battery).
 
     .venv/bin/python bench/profile_sizes.py [--resamples 2000]
 """

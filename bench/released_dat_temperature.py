@@ -6,8 +6,8 @@ Usage (writes the figure the documentation shows, and prints the table it states
     python bench/released_dat_temperature.py [DAT_HUMANS_DIR] [--out docs/img/sweep-released-dat.svg]
 
 DAT_HUMANS_DIR defaults to ../shared/data/dat-humans (or what `creval data fetch dat-humans`
-wrote). The numbers come from :func:`creval.evaluation.sweep_released.released_trends`; the
-test tests/evaluation/test_sweep_released.py checks the outcome the page states.
+wrote). The numbers come from :func:`creval.evaluation.sweep.released.released_trends`; the
+test tests/evaluation/sweep/test_sweep_released.py checks the outcome the page states.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def main() -> None:
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    from creval.evaluation.sweep_released import released_trends
+    from creval.evaluation.sweep.released import released_trends
 
     result = released_trends(args.root)
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": "released-dat", "font.size": 9,

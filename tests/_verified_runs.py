@@ -94,7 +94,7 @@ def unverified(root: Path, skip: dict[Path, str]) -> dict[str, Any]:
     """Verify each run below ``root`` outside ``skip`` and below no other process's root: the
     runs not clean (one line each, with their differences), how many were checked, the
     seconds it took and the slowest runs."""
-    from creval.evaluation.verify import verify_run
+    from creval.evaluation.verify.verifying import verify_run
 
     start = time.monotonic()
     runs = sorted(p.parent for p in root.rglob("manifest.json")

@@ -18,9 +18,10 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "creval"
 RANK: dict[str, int] = {
     # the base: errors, then private helpers and the pure layers that use only errors
     "errors": 0,
-    "_util": 1, "records": 1, "metrics": 1,
-    # what a benchmark declares about itself (typed data benchmarks fill and evaluation reads)
-    "declarations": 2,
+    "_util": 1, "metrics": 1,
+    # typed data: the run contract and what a benchmark declares about itself (filled in its
+    # package, read by evaluation/, report/ and cli/)
+    "records": 1,
     # providers: models, embedders, taggers, the sandbox; reading runs
     "models": 2, "embed": 2, "pos": 2, "sandbox": 2, "reader": 2,
     "nli": 3, "index": 3,

@@ -42,29 +42,29 @@ __all__ = [
 _WHERE = {
     "CrevalError": "creval.errors",
     "EvalResult": "creval.evaluation",
-    "compare_published": "creval.evaluation.paired",
+    "compare_published": "creval.evaluation.compare.paired",
     "evaluate": "creval.evaluation",
     "evaluate_async": "creval.evaluation",
     "Manifest": "creval.records",
     "Record": "creval.records",
     "Scores": "creval.records",
-    "plan": "creval.evaluation.cost",
-    "profile": "creval.evaluation.profile",
+    "plan": "creval.evaluation.run.cost",
+    "profile": "creval.evaluation.profile.profiling",
     "read_profile": "creval.reader",
     "Run": "creval.reader",
     "read_run": "creval.reader",
     "read_runs": "creval.reader",
-    "sweep": "creval.evaluation.sweep",
-    "read_sweep": "creval.evaluation.sweep",
+    "sweep": "creval.evaluation.sweep.sweeping",
+    "read_sweep": "creval.evaluation.sweep.sweeping",
 }
 
 if TYPE_CHECKING:
     from creval.errors import CrevalError
     from creval.evaluation.api import EvalResult, evaluate, evaluate_async
-    from creval.evaluation.cost import plan
-    from creval.evaluation.paired import compare_published
-    from creval.evaluation.profile import profile
-    from creval.evaluation.sweep import read_sweep, sweep
+    from creval.evaluation.compare.paired import compare_published
+    from creval.evaluation.profile.profiling import profile
+    from creval.evaluation.run.cost import plan
+    from creval.evaluation.sweep.sweeping import read_sweep, sweep
     from creval.reader import Run, read_profile, read_run, read_runs
     from creval.records import Manifest, Record, Scores
 

@@ -212,7 +212,7 @@ def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
 
 
 PROFILE = "profile.json"
-#: Columns of a paired comparison (:mod:`creval.evaluation.paired`).
+#: Columns of a paired comparison (:mod:`creval.evaluation.compare.paired`).
 PAIRED_COLUMNS = ("benchmark", "subject", "measure", "n", "difference", "low", "high", "p",
                   "p_holm", "mdd", "verdict", "published", "this")
 #: Columns of :meth:`Profile.df`, one row per measurement.

@@ -142,7 +142,7 @@ def test_ttct_repeats_ask_the_judge_again_with_seeds_of_their_own(tmp_path: Path
 
 
 def test_profile_repeats_reach_the_benchmarks_that_repeat(tmp_path: Path) -> None:
-    from creval.evaluation.profile import ProfileRequest, plan_profile
+    from creval.evaluation.profile.profiling import ProfileRequest, plan_profile
 
     plans = plan_profile(ProfileRequest(size="smoke", only=("dat", "lotbench"), repeats=3), tmp_path)
     options = {plan.benchmark.name: plan.options for _, plan in plans}

@@ -137,7 +137,7 @@ def test_bias_is_found_the_preferred_model_ranks_first_and_anchors_hold(runs: di
         assert doc4["ratings"][0]["model"] == "openai:fixed"
 
         # the Python API reads the same judgements back: nothing asked, the same ratings
-        from creval.evaluation.rank import rank
+        from creval.evaluation.rank.ranking import rank
 
         again = rank([*three, runs["delta"]], judge="openai:judge", judge_base_url=judge.server.url,
                      out=tmp_path / "rank", anchors=["openai:alpha", "openai:fixed"], resamples=200,

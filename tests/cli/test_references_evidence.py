@@ -94,7 +94,7 @@ def reasons_of(path: Path, protocol: str = RELEASED) -> set[str]:
 def rule_reasons(path: Path) -> set[str]:
     """The comparability rules' own reasons (the Python API, without the verify pre-check
     that `references check` and `compare --published` run first)."""
-    from creval.evaluation.comparability import comparable_references
+    from creval.evaluation.compare.comparability import comparable_references
 
     return {w for c in comparable_references(path) if c.protocol == RELEASED for w in c.reasons}
 

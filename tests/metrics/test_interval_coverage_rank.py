@@ -1,6 +1,6 @@
 """Coverage, simulated, of the Bradley-Terry ratings' interval ``creval rank`` prints (the
 two-way percentile bootstrap of :func:`creval.metrics.bradley_terry.bootstrap_bradley_terry`):
-from :data:`creval.evaluation.rank_fit.RANK_MIN_ITEMS` items it covers each model's true
+from :data:`creval.evaluation.rank.fit.RANK_MIN_ITEMS` items it covers each model's true
 centred strength; below, no interval is printed (``tests/cli/test_rank.py``). Few
 replications (each is a 200-resample bootstrap): the bar is lowered by their Monte Carlo
 error; ``bench/README.md`` records the larger run."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from creval.evaluation.rank_fit import RANK_MIN_ITEMS
+from creval.evaluation.rank.fit import RANK_MIN_ITEMS
 from creval.metrics.bradley_terry import bootstrap_bradley_terry
 
 STRENGTHS = np.array([0.8, 0.0, -0.8])  # centred on all models

@@ -99,7 +99,7 @@ def test_grid_of_local_and_two_replays_gives_matrix_and_permutation_tests(tmp_pa
         browser.close()
 
     # the Python API, with the people and the five published models placed
-    from creval.evaluation.homogeneity import compare_homogeneity
+    from creval.evaluation.compare.homogeneity import compare_homogeneity
 
     (result,) = compare_homogeneity(root, people=shared_data_path("dat-humans"), max_answers=60,
                                     resamples=200, permutations=50)

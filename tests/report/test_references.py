@@ -1,5 +1,5 @@
 """The published reference values (creval/data/references); the comparability rules are
-tested in tests/evaluation/test_comparability.py."""
+tested in tests/evaluation/compare/test_comparability.py."""
 
 from __future__ import annotations
 

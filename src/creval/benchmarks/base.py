@@ -67,7 +67,7 @@ class Benchmark(ABC, Generic[OptionsT]):
     #: Model roles of the benchmark's own, beyond "target" and "judge": name -> what the model
     #: in it does (``{"e1": "DAESO evaluator"}``). Each is chosen with ``--NAME SPEC``
     #: (``roles={NAME: SPEC}`` in Python) and otherwise falls back to the judge model, then to
-    #: the tested model; see :mod:`creval.evaluation.roles`. Units call it as ``ctx.generate(r, role=NAME)``.
+    #: the tested model; see :mod:`creval.evaluation.run.roles`. Units call it as ``ctx.generate(r, role=NAME)``.
     extra_roles: ClassVar[dict[str, str]] = {}
     #: Options that were renamed or removed: old name -> what to use instead.
     renamed_options: ClassVar[dict[str, str]] = {}

@@ -143,7 +143,7 @@ def role_values(
     """Split the options after the benchmark names into (benchmark options, role specs,
     role base URLs); ``--role NAME=SPEC`` joins the specs. A role given twice is an error."""
     from creval.benchmarks.base import get_benchmark
-    from creval.evaluation.roles import parse_role_flags, split_role_values
+    from creval.evaluation.run.roles import parse_role_flags, split_role_values
 
     known = []
     for name in names:

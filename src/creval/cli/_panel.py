@@ -1,5 +1,5 @@
 """The judge panel's options (``--judge a,b,c``), shared by ``creval run``, ``profile`` and
-``sweep``; see :mod:`creval.evaluation.panel`."""
+``sweep``; see :mod:`creval.evaluation.panel.panels`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ AllowSameFamily = Annotated[bool, typer.Option("--allow-same-family-judge", help
 
 def check_panel_flags(judge: str | None, aggregate: str = "mean") -> None:
     """``--panel-aggregate`` without a panel is a mistake, not a setting to ignore."""
-    from creval.evaluation.panel_conditions import is_panel
+    from creval.evaluation.panel.conditions import is_panel
 
     if aggregate != "mean" and not is_panel(judge):
         raise CrevalError(f"--panel-aggregate {aggregate} combines the judges of a panel: name "
@@ -24,10 +24,10 @@ def check_panel_flags(judge: str | None, aggregate: str = "mean") -> None:
 
 def panel_plan_costs(cells: Any, *, judge: str | None, model: str, allow_same_family: bool,
                      **options: Any) -> list[Any]:
-    """:func:`creval.evaluation.cost.plan_costs`, a panel's judges each costed
-    (:mod:`creval.evaluation.panel_cost`)."""
-    from creval.evaluation.cost import plan_costs
-    from creval.evaluation.panel_cost import panel_judges, with_panel
+    """:func:`creval.evaluation.run.cost.plan_costs`, a panel's judges each costed
+    (:mod:`creval.evaluation.panel.cost`)."""
+    from creval.evaluation.panel.cost import panel_judges, with_panel
+    from creval.evaluation.run.cost import plan_costs
 
     judges = panel_judges(judge, model, allow_same_family=allow_same_family)
     costs = plan_costs(cells, judge=judges[0] if judges else judge, **options)

@@ -15,7 +15,7 @@ def compare_homogeneity_command(
     """Print (Markdown, or JSON with ``--json``) the homogeneity of each benchmark's runs; write
     the pairs as CSV and the page with the heat maps when asked."""
     from creval.benchmarks.dat.humans import resolve_people_root
-    from creval.evaluation.homogeneity import compare_homogeneity
+    from creval.evaluation.compare.homogeneity import compare_homogeneity
     from creval.report.homogeneity import render_html, render_markdown
 
     results = compare_homogeneity(run_dirs, people=resolve_people_root(people), jcq_data=jcq_data,

@@ -1,5 +1,5 @@
 """``creval compare RUN_OR_PROFILE --published`` and ``creval compare A B --paired``: paired
-comparisons item by item (:mod:`creval.evaluation.paired`)."""
+comparisons item by item (:mod:`creval.evaluation.compare.paired`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from creval.errors import CrevalError
 def compare_paired(run_dirs: list[Path], *, published: bool, paired: bool,
                    published_data: Path | None, as_json: bool) -> None:
     """Print the paired comparisons: a table (Markdown) or one JSON object per line."""
-    from creval.evaluation.paired import compare_published_report, compare_runs_paired
+    from creval.evaluation.compare.paired import compare_published_report, compare_runs_paired
     from creval.report.paired import render_paired_text
 
     if published and paired:

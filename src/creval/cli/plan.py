@@ -1,5 +1,5 @@
 """``--plan`` on ``creval run`` and ``creval profile``: what a study will send and cost,
-printed and written as JSON, before anything is paid (see :mod:`creval.evaluation.cost`)."""
+printed and written as JSON, before anything is paid (see :mod:`creval.evaluation.run.cost`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from creval.cli._common import get_console
 from creval.errors import CrevalError
 
 if TYPE_CHECKING:
-    from creval.evaluation.cost import Price, RoleCost
+    from creval.evaluation.run.cost import Price, RoleCost
 
 PlanFlag = Annotated[bool, typer.Option("--plan", help="Print and write (plan.json) what the run would send: units, requests, tokens, time and, with --price, cost per benchmark and role. Calls no model.")]
 PriceFlags = Annotated[list[str] | None, typer.Option("--price", help="ROLE=IN/OUT: price per million input and output tokens of a role (target, judge, e1, ...; * for every role) for --plan; repeatable.")]
@@ -25,7 +25,7 @@ def checked_prices(flags: list[str], file: Path | None) -> dict[str, Price]:
     """``--price`` and ``--prices`` parsed, every role checked against the roles benchmarks
     have (a typo such as ``tagret`` stops here, naming the known roles)."""
     from creval.benchmarks.base import registry
-    from creval.evaluation.cost import parse_prices
+    from creval.evaluation.run.cost import parse_prices
 
     prices = parse_prices(flags, file)
     known = {"target", "judge"} | {r for cls in registry().values()
@@ -47,7 +47,7 @@ def show_plan(costs: list[RoleCost], path: Path) -> dict[str, Any]:
     from rich import box
     from rich.table import Table
 
-    from creval.evaluation.cost import plan_summary
+    from creval.evaluation.run.cost import plan_summary
 
     summary = plan_summary(costs)
     table = Table(title="creval plan (nothing sent)", box=box.SIMPLE_HEAD, pad_edge=False)

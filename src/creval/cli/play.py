@@ -73,7 +73,7 @@ def play_lotbench(
 ) -> None:
     """Play LoTbench: fill the hidden words, ask yes/no questions, get clues; scored by S_c."""
     from creval.benchmarks.base import get_benchmark
-    from creval.evaluation.runs import RunSettings, run_benchmark
+    from creval.evaluation.run.runs import RunSettings, run_benchmark
     from creval.models import ModelOptions, register_provider
 
     register_provider("human", "creval.cli.play:create_human")

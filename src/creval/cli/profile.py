@@ -76,8 +76,8 @@ def profile(
 ) -> None:
     """Profile a model across all five papers: one run per benchmark, one report placing it
     beside published models only where the comparison is valid."""
-    from creval.evaluation.profile import profile as run_profile
-    from creval.evaluation.roles import parse_role_flags
+    from creval.evaluation.profile.profiling import profile as run_profile
+    from creval.evaluation.run.roles import parse_role_flags
     from creval.runner.counters import adaptation_lines, totals
 
     check_panel_flags(judge, panel_aggregate)
@@ -122,7 +122,7 @@ def _exit_without_score(result: Any, allow: bool) -> None:
     """Exit 3 (after saying why per run) when no measure of the profile has a value."""
     from rich.markup import escape
 
-    from creval.evaluation.unscored import EXIT_NO_SCORE, profile_scored, unscored
+    from creval.evaluation.run.unscored import EXIT_NO_SCORE, profile_scored, unscored
 
     if profile_scored(result.document):
         return
@@ -144,7 +144,7 @@ def _plan(model: str, *, size: str, out: Path | None, lang: str, preset: str | N
           allow_same_family: bool = False) -> None:
     """``creval profile --plan``: the battery's requests, tokens, time and cost, unsent."""
     from creval.cli.plan import checked_prices, show_plan
-    from creval.evaluation.profile import ProfileRequest, default_out, plan_profile
+    from creval.evaluation.profile.profiling import ProfileRequest, default_out, plan_profile
 
     checked = checked_prices(price, prices)  # before the battery is planned
     request = ProfileRequest(model=model, size=size, lang=lang, preset=preset, judge=judge,

@@ -41,8 +41,8 @@ def rank_command(
     the judge's first-position bias, win rates and circular triads, beside each run's own
     scores. Resumable and cached like a run. See docs/rank.md."""
     from creval.errors import CrevalError
-    from creval.evaluation.rank import dumps, plan_rank, run_rank
-    from creval.evaluation.rank_items import DEFAULT_CRITERION, RankSettings
+    from creval.evaluation.rank.items import DEFAULT_CRITERION, RankSettings
+    from creval.evaluation.rank.ranking import dumps, plan_rank, run_rank
     from creval.report.rank import render_html, render_markdown
 
     if not 0 < confidence < 1:

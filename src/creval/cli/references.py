@@ -53,7 +53,7 @@ def _row(paper: Any, value: Any) -> dict[str, Any]:
 
 def _unit(protocol: Any) -> str | None:
     """DAT's unit (x100 or 0-1) of a protocol's values; None for other benchmarks."""
-    from creval.evaluation.comparability import _unit as unit_of
+    from creval.evaluation.compare.comparability import _unit as unit_of
 
     return unit_of(protocol)
 
@@ -129,8 +129,8 @@ def check(
 def _verified_checks(path: Path) -> tuple[list[Any], list[str]]:
     """The checks of every run at ``path`` that passes ``creval verify``'s checks, and why
     each other run was refused (its files do not agree)."""
-    from creval.evaluation.comparability import check_run, run_dirs
-    from creval.evaluation.verify import refusal, verify_run
+    from creval.evaluation.compare.comparability import check_run, run_dirs
+    from creval.evaluation.verify.verifying import refusal, verify_run
     from creval.reader import read_run
     from creval.report.references import load_references
 
@@ -182,8 +182,8 @@ def _check_lines(checks: list[Any]) -> list[str]:
 
 def _released_missing(path: Path) -> str:
     """For an English DAT run: why the released lists are not there to stand among."""
-    from creval.evaluation.comparability import run_dirs
-    from creval.evaluation.dat_released import released_missing
+    from creval.evaluation.compare.comparability import run_dirs
+    from creval.evaluation.compare.dat_released import released_missing
     from creval.reader import read_run
 
     notes = []

@@ -88,9 +88,9 @@ def compare(
 
 def _grouped_boards(run_dirs: list[Path], *, confidence: float,
                     strict: bool) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
-    """One leaderboard per group of runs measured alike (:mod:`creval.evaluation.run_groups`),
+    """One leaderboard per group of runs measured alike (:mod:`creval.evaluation.compare.run_groups`),
     titled by how a second group differs; notes say where item sets differ."""
-    from creval.evaluation.run_groups import group_runs, group_title
+    from creval.evaluation.compare.run_groups import group_runs, group_title
     from creval.reader import read_runs
     from creval.report.leaderboard import leaderboard
 
@@ -112,7 +112,7 @@ def _grouped_boards(run_dirs: list[Path], *, confidence: float,
 def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = False) -> None:
     """``creval compare PROFILE_DIR...``: the models ranked per measure, with intervals;
     a benchmark the profiles measured differently is ranked per group, the differences said."""
-    from creval.evaluation.run_groups import profile_groups
+    from creval.evaluation.compare.run_groups import profile_groups
     from creval.reader import Profiles, read_profiles
     from creval.report.profile_compare import profile_leaderboard, render_profile_leaderboard
 

@@ -28,7 +28,7 @@ from creval.cli.plan import PlanFlag, PriceFile, PriceFlags, ReasoningRatio
 from creval.errors import CrevalError
 
 if TYPE_CHECKING:
-    from creval.evaluation.runs import RunResult
+    from creval.evaluation.run.runs import RunResult
 
 
 def list_benchmarks(
@@ -100,8 +100,8 @@ def run(
 
     Benchmark options follow, e.g. `creval run dat --model local --trials 20 --lang ja`.
     """
-    from creval.evaluation.grid import plan_grid, run_grid
-    from creval.evaluation.runs import RunSettings
+    from creval.evaluation.run.grid import plan_grid, run_grid
+    from creval.evaluation.run.runs import RunSettings
     from creval.models import ModelOptions
     from creval.runner.cache import default_cache_path
     from creval.runner.engine import RetryPolicy
@@ -117,7 +117,7 @@ def run(
         values["limit"] = limit
     values, roles, role_urls = role_values(tokens[:split], values, role or [])
     models = model or ["local"]
-    from creval.evaluation.panel import is_panel, parse_panel
+    from creval.evaluation.panel.panels import is_panel, parse_panel
 
     check_panel_flags(judge, panel_aggregate)
     given_judge = judge
@@ -133,7 +133,7 @@ def run(
         return
     if plan:
         from creval.cli.plan import checked_prices, show_plan
-        from creval.evaluation.plans import slug
+        from creval.evaluation.run.plans import slug
 
         checked = checked_prices(price or [], prices)
         costs = [c for g in grid for c in panel_plan_costs(
@@ -178,7 +178,7 @@ def run(
     _print_results(results)
     if any(r.scores.units.errors or r.endpoints_down for r in results):
         raise typer.Exit(1)
-    from creval.evaluation.unscored import EXIT_NO_SCORE, unscored
+    from creval.evaluation.run.unscored import EXIT_NO_SCORE, unscored
 
     if not allow_no_score and results and all(
             (u := unscored(r.scores)) is not None and u.no_score for r in results):
@@ -244,7 +244,7 @@ def _print_results(results: list[RunResult]) -> None:
         for line in adaptation_lines([result.scores.usage.get("this_invocation", {})]):
             console.print(line, soft_wrap=True, markup=False)
         if result.scores.extra("panel"):  # --judge a,b,c: each judge, agreement, who was left out
-            from creval.evaluation.panel_scores import console_lines
+            from creval.evaluation.panel.scores import console_lines
 
             for line in console_lines(result.scores):
                 console.print(line, soft_wrap=True, markup=False)

@@ -124,7 +124,7 @@ def sweep_command(
                   "out": out, "judge": judge, "preset": preset}
     if positional[0] == "profile":
         from creval.cli.profile import _overrides
-        from creval.evaluation.roles import parse_role_flags
+        from creval.evaluation.run.roles import parse_role_flags
 
         if len(positional) > 1 or extra:
             raise CrevalError("creval sweep profile takes its benchmarks' options as --set "
@@ -146,7 +146,7 @@ def sweep_command(
         raise typer.Exit(1)
     from rich.markup import escape
 
-    from creval.evaluation.unscored import EXIT_NO_SCORE, unscored
+    from creval.evaluation.run.unscored import EXIT_NO_SCORE, unscored
 
     found = [unscored(r.scores) for r in result.runs]
     if found and all(u is not None and u.no_score for u in found):
@@ -177,7 +177,7 @@ def _compare_quality(quality: float | None, extra: list[str]) -> tuple[float | N
 
 
 def _sweep(*args: Any, **kwargs: Any) -> Any:
-    from creval.evaluation.sweep import sweep
+    from creval.evaluation.sweep.sweeping import sweep
 
     if "plan" in kwargs:
         _plan(*args, **kwargs)
@@ -191,7 +191,7 @@ def _plan(*args: Any, plan: tuple[list[str], Path | None, int | None, bool], out
     import dataclasses
 
     from creval.cli.plan import checked_prices, show_plan
-    from creval.evaluation.sweep import sweep_out, sweep_request
+    from creval.evaluation.sweep.sweeping import sweep_out, sweep_request
 
     price, prices, concurrency, allow_same_family = plan
     checked = checked_prices(price, prices)
@@ -221,7 +221,7 @@ def _print_sweep(result: Any, as_json: bool) -> None:
 
 def _compare(a: Path, b: Path, quality: float | None, confidence: float, resamples: int,
              out: Path | None, as_json: bool) -> None:
-    from creval.evaluation.sweep import compare_sweeps
+    from creval.evaluation.sweep.sweeping import compare_sweeps
     from creval.report.sweep import render_compare_markdown
 
     comparison = compare_sweeps(a, b, target=quality, confidence=confidence,
@@ -238,13 +238,13 @@ def _compare(a: Path, b: Path, quality: float | None, confidence: float, resampl
 def _sweep_cells(request: Any, out: Path | None) -> list[tuple[str, list[tuple[str, Any]]]]:
     """Every (model, plan) the sweep would run, per point (``temperature=0.7``), validated,
     nothing written (``--plan``)."""
-    from creval.evaluation.sweep import planned_sweep, sweep_out
+    from creval.evaluation.sweep.sweeping import planned_sweep, sweep_out
 
     _, profiles, plans = planned_sweep(request, sweep_out(request, out))
     points = [(f"{request.option}={value!r}", [(run.model, run.plan) for run in runs])
               for value, runs in plans]
     if profiles:
-        from creval.evaluation.profile import plan_profile
+        from creval.evaluation.profile.profiling import plan_profile
 
         points += [(point.name.replace("-", "=", 1), [(profile.model, plan) for _, plan in
                                                       plan_profile(profile, point)])

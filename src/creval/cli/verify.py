@@ -20,7 +20,7 @@ def verify(
     Exit 0 only when nothing differs; 1 when a run's files disagree (each difference named).
     See docs/verify.md.
     """
-    from creval.evaluation.verify import verify_path
+    from creval.evaluation.verify.verifying import verify_path
 
     results = verify_path(path)
     if as_json:

@@ -9,8 +9,8 @@ and ``creval.evaluate`` both come through here; nothing below imports it.
 from __future__ import annotations
 
 from creval.evaluation.api import BenchmarkResult, EvalResult, evaluate, evaluate_async
-from creval.evaluation.plans import Plan, plan_runs
-from creval.evaluation.runs import SELF_JUDGED, RunResult, RunSettings, run_benchmark
+from creval.evaluation.run.plans import Plan, plan_runs
+from creval.evaluation.run.runs import SELF_JUDGED, RunResult, RunSettings, run_benchmark
 
 __all__ = [
     "SELF_JUDGED",

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from creval.errors import CrevalError
-from creval.evaluation.grid import plan_grid, run_grid
-from creval.evaluation.runs import RunResult, RunSettings
+from creval.evaluation.run.grid import plan_grid, run_grid
+from creval.evaluation.run.runs import RunResult, RunSettings
 from creval.models import ModelOptions
 from creval.reader import Run, Runs, read_run
 from creval.records import Scores
@@ -110,7 +110,7 @@ def evaluate(
     back to ``judge``, then ``model``; ``role_base_urls`` their endpoints, as ``judge_base_url``.
     ``models``: several model specs instead of ``model``, a grid of runs (one run directory
     per model and benchmark, ``out/SLUG/BENCHMARK``, default ``runs/SLUG/BENCHMARK``; see
-    :mod:`creval.evaluation.grid`); results come model by model, each with its ``model``.
+    :mod:`creval.evaluation.run.grid`); results come model by model, each with its ``model``.
     ``executor="ray"``: heavy local work (sandbox executions, embedding batches, index
     queries) on Ray workers and, with several runs, each run a Ray task of its own;
     ``ray_address`` the cluster (default ``RAY_ADDRESS``, else a local Ray started for the
@@ -121,7 +121,7 @@ def evaluate(
     recorded in the run directory (``batches.jsonl``) so that the same call resumes them.
     ``reasoning_effort``: ``low``, ``medium`` or ``high``, sent to an ``openai:`` tested
     model as ``reasoning_effort`` (``--reasoning-effort``); recorded with the run's options.
-    ``judge="a,b,c"``: a judge panel (:mod:`creval.evaluation.panel`), one run per judge
+    ``judge="a,b,c"``: a judge panel (:mod:`creval.evaluation.panel.panels`), one run per judge
     below ``out/judges``, combined per item by ``panel_aggregate`` (``mean``, ``majority``,
     ``trimmed``), ``judge_base_url`` one URL or one per judge (comma-separated); judges of the
     tested model's family are left out unless ``allow_same_family_judge``.
@@ -181,7 +181,7 @@ def run_settings(
     judge panel, ``judge_base_url`` then one URL or one per judge)."""
     if reasoning_effort not in (None, "low", "medium", "high"):
         raise CrevalError(f"reasoning_effort takes low, medium or high, not {reasoning_effort!r}.")
-    from creval.evaluation.panel import is_panel, parse_panel
+    from creval.evaluation.panel.panels import is_panel, parse_panel
 
     panel = parse_panel(judge, judge_base_url, aggregate=panel_aggregate,  # type: ignore[arg-type]
                         allow_same_family=allow_same_family_judge) if is_panel(judge) else None

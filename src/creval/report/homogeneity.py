@@ -1,6 +1,6 @@
 """Homogeneity of several models' answers as Markdown and as one self-contained HTML page.
 
-Takes the plain documents of :meth:`creval.evaluation.homogeneity.BenchmarkHomogeneity.to_dict`
+Takes the plain documents of :meth:`creval.evaluation.compare.homogeneity.BenchmarkHomogeneity.to_dict`
 (one per benchmark): the group x group matrix is drawn as a heat map by
 :func:`creval.report.plots.render_svg` (matplotlib), beside the tables of groups and pairs.
 

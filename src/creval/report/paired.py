@@ -1,7 +1,7 @@
 """Paired comparisons in words, tables and HTML: "GPT-4o minus this model: +0.12 [0.05, 0.19],
 p = 0.003 after Holm", and whether this model is ahead, behind or not distinguishable.
 
-The rows come from :mod:`creval.evaluation.paired` (``paired.json`` in a run directory,
+The rows come from :mod:`creval.evaluation.compare.paired` (``paired.json`` in a run directory,
 ``measurement["paired"]`` in a profile document); this module only renders them.
 """
 

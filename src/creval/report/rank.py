@@ -1,6 +1,6 @@
 """``creval rank`` ratings as Markdown (the console) and as one self-contained HTML page.
 
-Takes the plain document of :func:`creval.evaluation.rank_fit.ratings_document`. Each model's
+Takes the plain document of :func:`creval.evaluation.rank.fit.ratings_document`. Each model's
 rating sits beside its run's own headline scores: the ratings say who beat whom on the same
 items by one judge's (or panel's) eye, the scores what each run measured on its own.
 

@@ -5,7 +5,7 @@ transcription of the papers' tables; see the README there). Each value names the
 **protocol** it was measured under: the benchmark, the data, how many items, the judge and
 other evaluator models, and the benchmark options that change the number. Whether a
 run's measurement may stand beside a published one is decided by
-:mod:`creval.evaluation.comparability`, the one set of rules; this module holds the data.
+:mod:`creval.evaluation.compare.comparability`, the one set of rules; this module holds the data.
 
 >>> refs = references_for("jcq", "mean")
 >>> ref, protocol = next((r, p) for r, p in refs if r.subject == "GPT-4o")
@@ -47,7 +47,7 @@ class Protocol:
     roles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Benchmark options that must be equal; a list (tuple here) accepts any of its values.
     #: Every option that changes what is measured is stated (see
-    #: :mod:`creval.evaluation.comparability`).
+    #: :mod:`creval.evaluation.compare.comparability`).
     options: Mapping[str, Any] = field(default_factory=dict)
     #: Options whose value the paper does not print -> where the stated value comes from.
     inferred: Mapping[str, str] = field(default_factory=dict)

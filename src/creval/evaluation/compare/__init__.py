@@ -1,0 +1,1 @@
+"""A run against published values and other runs: evidence, conditions, comparability, tests."""

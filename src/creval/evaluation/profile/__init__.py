@@ -1,0 +1,1 @@
+"""The profile battery, a profile's runs, and what a profile says."""

@@ -1,0 +1,1 @@
+"""Pairwise ratings of several runs' models on their common items (``creval rank``)."""

@@ -1,0 +1,1 @@
+"""Runs at several values of one option, and what a sweep says."""

@@ -1,0 +1,1 @@
+"""Re-deriving a run from its own records (``creval verify``)."""
