@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
@@ -12,6 +13,7 @@ from creval._util.inputs import ITEM_DIGEST, file_record, item_digest
 from creval.errors import CrevalError
 from creval.models.base import digest
 from creval.records import Record, Scores
+from creval.records.declarations import BatteryMember, PresetEntry
 from creval.runner.engine import Unit
 
 #: How an option relates to a run directory:
@@ -77,6 +79,23 @@ class Benchmark(ABC, Generic[OptionsT]):
         """The message for an option of an older creval, or None."""
         hint = cls.renamed_options.get(name)
         return None if hint is None else f"--{name.replace('_', '-')} is gone from {cls.name}: {hint}"
+
+    # What the benchmark declares about itself (typed data of creval.records.declarations),
+    # read by evaluation/, report/ and cli/, which name no benchmark. Default: not declared.
+
+    #: Its place in the profile battery: family, measures, options per size (None: not in it).
+    battery_member: ClassVar[BatteryMember | None] = None
+
+    #: Presets by name (``--preset paper``): what each sets for this benchmark, or a function
+    #: of the run's language giving it where the paper differs by language.
+    presets: ClassVar[Mapping[str, PresetEntry | Callable[[str], PresetEntry]]] = {}
+
+    def preset(self, name: str, lang: str = "en") -> PresetEntry | None:
+        """What ``--preset NAME`` sets for this benchmark in a run of language ``lang``
+        (judge, options, role models, what they need, the published protocol whose options
+        it sets), from :attr:`presets`. None (the default): the preset sets nothing."""
+        entry = self.presets.get(name)
+        return entry(lang) if callable(entry) else entry
 
     def plan_answer(self, options: OptionsT, role: str) -> str | None:
         """A well-formed answer of ``role`` for a cost plan (``--plan``), which drives the

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from creval.benchmarks.aut import declared
 from creval.benchmarks.aut.data import (
     Response,
     anchors,
@@ -73,6 +74,7 @@ class AUTOptions(RepeatOptions):
 @register_benchmark
 class AUT(Benchmark[AUTOptions]):
     name = "aut"
+    battery_member = declared.BATTERY
     description = ("Alternative Uses Task: uses of everyday objects, originality (SemDis, "
                    "regressor or judge) validated against people's ratings (Ocsai).")
     Options = AUTOptions

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import load_prompt, single_turn_unit
+from creval.benchmarks.dat import declared
 from creval.benchmarks.dat.noise import dat_noise
 from creval.benchmarks.dat.scoring import DATScorer
 from creval.benchmarks.dat.trials import add_attempts, resolve_attempts, trial_unit
@@ -83,6 +84,8 @@ PLAN_NOUNS = {
 @register_benchmark
 class DAT(Benchmark[DATOptions]):
     name = "dat"
+    battery_member = declared.BATTERY
+    presets = {"paper": declared.paper_preset}
     description = "Divergent Association Task: 10 nouns as unrelated as possible (embedding distance)."
     seed_paper = "004"
     Options = DATOptions

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt
+from creval.benchmarks.lotbench import declared
 from creval.benchmarks.lotbench.data import image_data_url, load_samples
 from creval.benchmarks.lotbench.evaluators import CHAIN_PROMPT, E1_PROMPTS, E2_PROMPT
 from creval.benchmarks.lotbench.game import GameSettings, Templates, play_game
@@ -51,6 +52,8 @@ class LoTbenchOptions(BenchmarkOptions):
 @register_benchmark
 class LoTbench(Benchmark[LoTbenchOptions]):
     name = "lotbench"
+    battery_member = declared.BATTERY
+    presets = {"paper": declared.PAPER}
     description = "LoTbench: rounds of fill / judge (DAESO) / ask until the model recreates a human joke (S_c)."
     seed_paper = "003"
     Options = LoTbenchOptions

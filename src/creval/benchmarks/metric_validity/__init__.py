@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import text_digest
+from creval.benchmarks.metric_validity import declared
 from creval.benchmarks.metric_validity.data import LabelledText, balanced_sample, load_domain
 from creval.errors import CrevalError
 from creval.records import Scores
@@ -215,6 +216,7 @@ def _sns_unit(item: LabelledText, options: MetricValidityOptions) -> Unit:
 @register_benchmark
 class MetricValidity(Benchmark[MetricValidityOptions]):
     name = "metric-validity"
+    battery_member = declared.BATTERY
     description = ("Seed 002: Creativity Index, perplexity, syntactic templates, LLM judge and "
                    "SNS on creative vs uncreative texts (AUROC, effect sizes, agreement).")
     seed_paper = "002"

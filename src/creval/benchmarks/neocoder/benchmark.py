@@ -21,6 +21,7 @@ from typing import Any, Literal
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt
+from creval.benchmarks.neocoder import declared
 from creval.benchmarks.neocoder.data import NeoCoderDataset, load_neocoder, scored_with, states
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest, Message
@@ -74,6 +75,8 @@ def starter_dir() -> Path:
 @register_benchmark
 class NeoCoder(Benchmark[NeoCoderOptions]):
     name = "neocoder"
+    battery_member = declared.BATTERY
+    presets = {"paper": declared.PAPER}
     description = "NeoCoder: Denial Prompting code problems scored by NeoGauge (convergent x divergent)."
     seed_paper = "000"
     Options = NeoCoderOptions

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, option, register_benchmark
+from creval.benchmarks.noveltybench import declared
 from creval.benchmarks.noveltybench.data import NoveltyPrompt, load_prompts
 from creval.benchmarks.noveltybench.protocol import UNIT_PARTITIONERS, prompt_unit, templates
 from creval.benchmarks.repeats import RepeatOptions, repeat_key, repeat_meta
@@ -66,6 +67,7 @@ class NoveltyOptions(RepeatOptions):
 @register_benchmark
 class NoveltyBench(Benchmark[NoveltyOptions]):
     name = "noveltybench"
+    battery_member = declared.BATTERY
     description = ("NoveltyBench: distinct answers in k tries per prompt and their utility "
                    "(beyond the seed papers).")
     Options = NoveltyOptions

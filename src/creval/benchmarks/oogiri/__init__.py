@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt
+from creval.benchmarks.oogiri import declared
 from creval.benchmarks.oogiri.data import Loaded, load_prompts
 from creval.benchmarks.oogiri.protocol import Settings, Templates, run_prompt
 from creval.benchmarks.oogiri.questions import CHOICE_TYPES, pick_unrelated
@@ -66,6 +67,7 @@ def _kinds(text: str, known: tuple[str, ...], flag: str) -> tuple[str, ...]:
 @register_benchmark
 class Oogiri(Benchmark[OogiriOptions]):
     name = "oogiri"
+    battery_member = declared.BATTERY
     description = "Oogiri game: pick the human joke among distractors (mTn) and rank jokes by likes."
     seed_paper = "003"
     Options = OogiriOptions

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
 from creval.benchmarks.common import load_prompt
+from creval.benchmarks.openended import declared
 from creval.benchmarks.openended.stepwise import StepSettings, solve_stepwise
 from creval.errors import CrevalError
 from creval.models.base import Capabilities, Completion, GenerateRequest
@@ -231,6 +232,8 @@ def logprob_label(output: dict[str, Any], caps: Capabilities,
 @register_benchmark
 class MacGyver(OpenEndedBenchmark):
     name = "macgyver"
+    battery_member = declared.MACGYVER_BATTERY
+    presets = {"paper": declared.MACGYVER_PAPER}
     domain = "macgyver"
     description = "MacGyver: unconventional physical problem solving (step-wise semantic entropy + multi-agent judge)."
 
@@ -238,6 +241,8 @@ class MacGyver(OpenEndedBenchmark):
 @register_benchmark
 class HypoGen(OpenEndedBenchmark):
     name = "hypogen"
+    battery_member = declared.HYPOGEN_BATTERY
+    presets = {"paper": declared.HYPOGEN_PAPER}
     domain = "hypogen"
     description = "HypoGen: reasoning from a bit to a flip (step-wise semantic entropy + multi-agent judge)."
 
@@ -245,5 +250,7 @@ class HypoGen(OpenEndedBenchmark):
 @register_benchmark
 class BookMIA(OpenEndedBenchmark):
     name = "bookmia"
+    battery_member = declared.BOOKMIA_BATTERY
+    presets = {"paper": declared.BOOKMIA_PAPER}
     domain = "bookmia"
     description = "BookMIA: a story between given first and last sentences (semantic entropy + judge)."

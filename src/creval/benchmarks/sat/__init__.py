@@ -20,6 +20,7 @@ from creval.benchmarks.repeats import (
     repeat_of,
     with_noise,
 )
+from creval.benchmarks.sat import declared
 from creval.benchmarks.sat.stories import Story, load_stories
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
@@ -46,6 +47,8 @@ class SATOptions(RepeatOptions):
 @register_benchmark
 class SAT(Benchmark[SATOptions]):
     name = "sat"
+    battery_member = declared.BATTERY
+    presets = {"paper": declared.paper_preset}
     description = "Story Alteration Task: rewrite tales as modern stories (embedding distance)."
     seed_paper = "004"
     Options = SATOptions

@@ -26,6 +26,7 @@ from creval.benchmarks.repeats import (
     repeat_key,
     repeat_meta,
 )
+from creval.benchmarks.ttct import declared
 from creval.benchmarks.ttct.questions import (
     JCQ_URL,
     Question,
@@ -145,6 +146,8 @@ class RubricBenchmark(Benchmark[RubricOptions]):
 @register_benchmark
 class JCQ(RubricBenchmark):
     name = "jcq"
+    battery_member = declared.JCQ_BATTERY
+    presets = {"paper": declared.JCQ_PAPER}
     description = "Japanese Creativity Questions: 7 TTCT tasks, answers judged 1-5 on 4 criteria."
     lang = "ja"
     starter = ("jcq", "questions_ja.jsonl")
@@ -154,6 +157,8 @@ class JCQ(RubricBenchmark):
 @register_benchmark
 class TTCT(RubricBenchmark):
     name = "ttct"
+    battery_member = declared.TTCT_BATTERY
+    presets = {"paper": declared.TTCT_PAPER}
     description = "English TTCT verbal tasks (7 tasks), answers judged 1-5 on 4 criteria."
     lang = "en"
     starter = ("ttct", "questions_en.jsonl")

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
+from creval.benchmarks.ttcw import declared
 from creval.benchmarks.ttcw.data import (
     RELEASED_JUDGES,
     Story,
@@ -118,6 +119,7 @@ def chosen_stories(stories: list[Story], spec: str | None, limit: int | None) ->
 @register_benchmark
 class TTCWJudges(Benchmark[TTCWJudgeOptions]):
     name = "ttcw-judges"
+    battery_member = declared.JUDGES_BATTERY
     description = ("TTCW judges vs experts: a judge's 14 Yes/No tests on 36 LLM stories against "
                    "3 experts (kappa, accuracy), beside 7 released LLM judges.")
     seed_paper = "-"

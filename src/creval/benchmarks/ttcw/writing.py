@@ -21,6 +21,7 @@ from typing import Any
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, option, register_benchmark
+from creval.benchmarks.ttcw import declared
 from creval.benchmarks.ttcw.data import (
     DIMENSIONS,
     TTCWData,
@@ -85,6 +86,7 @@ def _data(options: TTCWOptions) -> TTCWData:
 @register_benchmark
 class TTCW(Benchmark[TTCWOptions]):
     name = "ttcw"
+    battery_member = declared.WRITING_BATTERY
     description = ("TTCW: the model writes a story per plot (12 New Yorker plots), a judge "
                    "applies 14 Yes/No tests; pass rates per test and Torrance dimension.")
     seed_paper = "-"

@@ -23,22 +23,17 @@ from creval.evaluation.profile.battery import (
     Measure,
     PlannedRun,
     items_to_separate,
+    judged,
     separation,
 )
 from creval.reader import Run, read_run
 from creval.records import Scores
 
 PROFILE_FORMAT = 1
-#: Measures that depend on a judge, detector or evaluator model (so self-judging weakens them).
-JUDGED = {"neocoder": {"convergent@0", "divergent@"}, "macgyver": {"multiagent_overall"},
-          "hypogen": {"multiagent_overall"}, "bookmia": {"multiagent_overall"},
-          "lotbench": {"S_c"}, "jcq": {"mean", "originality"}, "ttct": {"mean", "originality"},
-          "ttcw": {"pass_rate"}, "ttcw-judges": {"kappa"}, "aut": {"originality_mean"}, "noveltybench": {"utility_mean"}}
-
-
 def _judged(benchmark: str, key: str) -> bool:
-    return any(key == k or (k.endswith("@") and key.startswith(k))
-               for k in JUDGED.get(benchmark, ()))
+    """Whether the measure depends on a judge, detector or evaluator model (so self-judging
+    weakens it): ``Measure.judged`` of the benchmark's battery declaration."""
+    return judged(benchmark, key)
 
 
 def _number(value: Any) -> float | None:

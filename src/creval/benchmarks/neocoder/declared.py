@@ -1,0 +1,34 @@
+"""What NeoCoder declares about itself for the product (:mod:`creval.records.declarations`)."""
+
+from __future__ import annotations
+
+from creval.benchmarks.families import NEOCODER
+from creval.records.declarations import (
+    GPT4_DETECTOR,
+    BatteryMember,
+    Measure,
+    PresetEntry,
+    Separation,
+    data_need,
+    judge_need,
+)
+
+BATTERY = BatteryMember(
+    NEOCODER, 0,
+    (Measure("convergent@0", "convergent", "NeoCoder convergent creativity at t=0", judged=True),
+     Measure("divergent@{last_state}", "divergent",
+             "NeoCoder divergent creativity at the last state", judged=True)),
+    {"smoke": dict(limit=2, states="0-2", detector="both", max_tokens=300),
+     "standard": dict(limit=100, states="0-5"),
+     "paper": dict(states="0-5")},
+    separations=(Separation("convergent@0", 0.37, 0.1,
+                            "seed 000 Table 3: GPT-4 convergent@0 = 0.162, a proportion (sd 0.37)"),),
+)
+
+#: ``--preset paper`` (seed 000): the human techniques file was made with GPT-4 as the detector.
+PAPER = PresetEntry(
+    judge=GPT4_DETECTOR, options={"detector": "llm"}, protocol="neocoder-direct",
+    needs=(judge_need(GPT4_DETECTOR), data_need(
+        "data", "the NeoCoder data (the paper's 199 problems)",
+        "run `creval data fetch neocoder` and pass --data data/neocoder")),
+)
