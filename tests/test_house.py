@@ -30,8 +30,6 @@ _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
     "evaluation/compare/conditions.py": ('dat', 'jcq', 'sat', 'ttct'),
     # h-refs (issue 41, published references)
     "evaluation/compare/dat_released.py": ('dat', 'import dat'),
-    # homogeneity: answer text and published answers
-    "evaluation/compare/homogeneity.py": ('dat', 'import dat', 'import sat', 'import ttct', 'jcq', 'noveltybench', 'sat', 'ttct'),
     # the items behind a value
     "evaluation/compare/items.py": ('dat', 'jcq', 'neocoder', 'ttct'),
     # h-refs (issue 41, published references)
@@ -44,10 +42,6 @@ _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
     "evaluation/compare/published.py": ('import neocoder', 'import ttct', 'jcq', 'neocoder', 'noveltybench', 'ttct', 'ttcw-judges'),
     # h-refs (issue 41, published references)
     "evaluation/compare/ttcw_published.py": ('import ttcw', 'ttcw-judges'),
-    # the text of an answer for ratings
-    "evaluation/rank/items.py": ('bookmia', 'dat', 'hypogen', 'import openended', 'lotbench', 'macgyver', 'neocoder'),
-    # sweep pairing
-    "evaluation/sweep/data.py": ('aut', 'bookmia', 'dat', 'hypogen', 'jcq', 'macgyver', 'neocoder', 'noveltybench', 'sat', 'ttct'),
     # sweep: DAT's released lists
     "evaluation/sweep/released.py": ('dat', 'import dat'),
     # verify: the inputs a run read

@@ -13,7 +13,7 @@ from creval._util.inputs import ITEM_DIGEST, file_record, item_digest
 from creval.errors import CrevalError
 from creval.models.base import digest
 from creval.records import Record, Scores
-from creval.records.declarations import BatteryMember, PresetEntry
+from creval.records.declarations import AnswerText, BatteryMember, PresetEntry, SweepPairing
 from creval.runner.engine import Unit
 
 #: How an option relates to a run directory:
@@ -86,6 +86,10 @@ class Benchmark(ABC, Generic[OptionsT]):
     #: Its place in the profile battery: family, measures, options per size (None: not in it).
     battery_member: ClassVar[BatteryMember | None] = None
 
+    #: The text of its answers, for homogeneity and ratings (None: the output's ``text``).
+    answer_text: ClassVar[AnswerText | None] = None
+    #: Its sweep pairing: a divergent against a quality measure of a run (None: not sweepable).
+    sweep_pairing: ClassVar[SweepPairing | None] = None
     #: Presets by name (``--preset paper``): what each sets for this benchmark, or a function
     #: of the run's language giving it where the paper differs by language.
     presets: ClassVar[Mapping[str, PresetEntry | Callable[[str], PresetEntry]]] = {}

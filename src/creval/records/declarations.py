@@ -9,11 +9,14 @@ benchmark declares without importing the layers that read the declarations.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
+
+from creval.records import Record, Scores
 
 # --- the profile battery: membership and the measures a profile shows ---------------------
 
@@ -197,3 +200,93 @@ def data_need(option: str, what: str, how: str) -> Need:
 GPT4O = "openai:gpt-4o-2024-08-06"
 GPT4_DETECTOR = "openai:gpt-4-1106-preview"
 GPT4O_MINI = "openai:gpt-4o-mini"  # one snapshot ever (gpt-4o-mini-2024-07-18)
+
+
+# --- the text of an answer: homogeneity (``compare --homogeneity``) and ratings (``rank``) --
+
+#: One answer as homogeneity compares it: a text, or a set of words (DAT).
+Answer = str | frozenset[str]
+#: Published answers as one group: (label, kind: "published" or "people", answers per item, source).
+AnswerGroup = tuple[str, str, dict[str, list[Answer]], str]
+
+
+@dataclass(frozen=True)
+class AnswerText:
+    """The text of a benchmark's answers (``Benchmark.answer_text``). Without a declaration
+    a record's answer is its output's ``text``, it is free text a judge can rate, and
+    ``compare --homogeneity`` does not cover the benchmark."""
+
+    #: The answers one record's output holds, under the run's options (None: its ``text``).
+    texts: Callable[[dict[str, Any], dict[str, Any]], list[Any]] | None = None
+    #: ``compare --homogeneity`` covers it.
+    homogeneity: bool = False
+    #: Every record answers the one same item (DAT's prompt): answers pool under ``prompt``,
+    #: and a group with more than ``max_answers`` is a seeded sample.
+    pooled: bool = False
+    #: ``words``: Jaccard overlap of word sets; ``embedding``: cosine similarity of embeddings.
+    measure: Literal["words", "embedding"] = "embedding"
+    #: The default embedder spec under the run's options.
+    embedder: Callable[[dict[str, Any]], str] | None = None
+    #: Notes every homogeneity of it carries.
+    notes: tuple[str, ...] = ()
+    #: The keyword (of ``compare_homogeneity``) naming a folder of published answers, and how
+    #: to read them: ``references(folder, first run)``.
+    references_from: str | None = None
+    references: Callable[[Path, Any], list[AnswerGroup]] | None = None
+    #: When set, published groups with no answer are left out, and this note says when none is left.
+    references_missing: str | None = None
+    #: Published answers are found beside the run's data (NoveltyBench's site).
+    published_beside_data: bool = False
+    #: Why its answers are no free text a judge can rate (None: they are).
+    not_free_text: str | None = None
+    #: ``(task, answer)`` of a finished record for ratings, from its unit and output, where the
+    #: answer is not the text above (the open-ended tasks' full solution); None: no answer.
+    rated: Callable[[dict[str, Any], dict[str, Any]], tuple[str, str] | None] | None = None
+
+
+# --- sweep pairing: a divergent measure against a quality measure (``creval sweep``) -------
+
+
+@dataclass(frozen=True)
+class SweepPair:
+    """A divergent measure and a quality measure of one run, item by item (None: no value)."""
+
+    measure: str
+    label: str
+    quality_measure: str
+    quality_label: str
+    divergent: list[float | None]
+    quality: list[float | None]
+
+
+@dataclass(frozen=True)
+class SweepPairing:
+    """How a benchmark's runs are swept (``Benchmark.sweep_pairing``): the pairs of a scored
+    run, from its records and scores (empty: nothing to draw in this run)."""
+
+    pairs: Callable[[list[Record], Scores], list[SweepPair]]
+
+
+def finite(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number (not a bool), else None.
+
+    >>> finite(2), finite(True), finite(float("nan")), finite("1")
+    (2.0, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def unrounded(rows: list[dict[str, Any]], column: str, values: list[float | None]) -> list[float | None]:
+    """The table's ``column`` per row (None where it has none), with the rounded table values
+    replaced by the exact per-item values, which list the rows that have one, in order.
+
+    >>> unrounded([{"s": 0.5}, {"s": None}, {"s": 0.25}], "s", [0.50001, 0.24999])
+    [0.50001, None, 0.24999]
+    """
+    present = [r for r in rows if finite(r.get(column)) is not None]
+    if len(present) != len(values):  # not the same items: keep the table's values
+        return [finite(r.get(column)) for r in rows]
+    exact = iter(values)
+    return [next(exact) if finite(r.get(column)) is not None else None for r in rows]

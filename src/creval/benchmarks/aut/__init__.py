@@ -75,6 +75,7 @@ class AUTOptions(RepeatOptions):
 class AUT(Benchmark[AUTOptions]):
     name = "aut"
     battery_member = declared.BATTERY
+    sweep_pairing = declared.SWEEP
     description = ("Alternative Uses Task: uses of everyday objects, originality (SemDis, "
                    "regressor or judge) validated against people's ratings (Ocsai).")
     Options = AUTOptions

@@ -85,6 +85,8 @@ PLAN_NOUNS = {
 class DAT(Benchmark[DATOptions]):
     name = "dat"
     battery_member = declared.BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.paper_preset}
     description = "Divergent Association Task: 10 nouns as unrelated as possible (embedding distance)."
     seed_paper = "004"

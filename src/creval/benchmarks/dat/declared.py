@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from creval.benchmarks.families import TTCT
+from creval.records import Record, Scores
 from creval.records.declarations import (
+    Answer,
+    AnswerGroup,
+    AnswerText,
     BatteryMember,
     Measure,
     PresetEntry,
     Separation,
+    SweepPair,
+    SweepPairing,
     file_need,
     hub_model_need,
+    unrounded,
 )
 
 
@@ -62,3 +71,58 @@ def paper_preset(lang: str) -> PresetEntry:
         needs=(file_need(GLOVE_840B_ENV, "GloVe 840B 300d (glove.840B.300d.txt)"),
                file_need(OLSON_WORDS_ENV, "Olson et al.'s words.txt")),
     )
+
+#: People's studies with word lists taken as the ``people`` group of homogeneity.
+PEOPLE_STUDIES = ("study1a", "study1b")
+
+
+def _words(ws: Iterable[str]) -> frozenset[str]:
+    return frozenset(w.strip().lower() for w in ws if w.strip())
+
+
+def answer_words(output: dict[str, Any], options: dict[str, Any]) -> list[Any]:
+    """The parsed, lower-cased words of one answer, as one set (none when it has no word)."""
+    from creval.benchmarks.dat import render_word_list
+    from creval.benchmarks.dat.lists import parse_word_list
+    from creval.judges.structured import as_text
+
+    text = str(output.get("text", ""))
+    if options.get("constrain_answers"):
+        text = as_text(text, render_word_list)
+    return [frozenset(w.strip().lower() for w in parse_word_list(text) if w.strip())]
+
+
+def reference_groups(root: Path, run: Any) -> list[AnswerGroup]:
+    """The people (studies 1A and 1B) and the five models' top-p lists as groups."""
+    from creval.benchmarks.dat.humans import read_model_words, read_people
+
+    people: list[Answer] = [w for p in read_people(root, PEOPLE_STUDIES) if (w := _words(p.words))]
+    groups: list[AnswerGroup] = [("people", "people", {"prompt": people},
+                                  f"{root} ({', '.join(PEOPLE_STUDIES)})")]
+    by_model: dict[str, list[Answer]] = {}
+    for lst in read_model_words(root, "top_p"):
+        if w := _words(lst.words):
+            by_model.setdefault(lst.model, []).append(w)
+    for model, lists in by_model.items():
+        groups.append((f"published:{model}", "published", {"prompt": lists},
+                       f"{root} (top-p 0.9, T 0.7)"))
+    return groups
+
+
+ANSWER_TEXT = AnswerText(
+    texts=answer_words, homogeneity=True, pooled=True, measure="words",
+    references_from="people", references=reference_groups,
+    not_free_text="DAT answers are lists of ten words, not texts to compare",
+)
+
+
+def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
+    """The DAT score (mean over valid trials) against the valid-answer rate (trials whose
+    answer gave a score, over the trials answered)."""
+    rows = [r for r in scores.table if "score" in r]
+    scored = unrounded(rows, "score", list(scores.per_item.get("dat_mean", [])))
+    return [SweepPair("dat_mean", "DAT score", "valid_rate", "valid-answer rate", scored,
+                      [0.0 if s is None else 1.0 for s in scored])]
+
+
+SWEEP = SweepPairing(sweep_pairs)

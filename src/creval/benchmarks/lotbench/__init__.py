@@ -53,6 +53,7 @@ class LoTbenchOptions(BenchmarkOptions):
 class LoTbench(Benchmark[LoTbenchOptions]):
     name = "lotbench"
     battery_member = declared.BATTERY
+    answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.PAPER}
     description = "LoTbench: rounds of fill / judge (DAESO) / ask until the model recreates a human joke (S_c)."
     seed_paper = "003"

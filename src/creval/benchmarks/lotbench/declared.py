@@ -5,6 +5,7 @@ from __future__ import annotations
 from creval.benchmarks.families import LOTBENCH
 from creval.records.declarations import (
     GPT4O_MINI,
+    AnswerText,
     BatteryMember,
     Measure,
     PresetEntry,
@@ -23,3 +24,5 @@ PAPER = PresetEntry(
     roles={"e1": GPT4O_MINI, "e2": GPT4O_MINI}, protocol="lotbench",
     needs=(role_need("e1", "E1", GPT4O_MINI), role_need("e2", "E2", GPT4O_MINI)),
 )
+
+ANSWER_TEXT = AnswerText(not_free_text="LoTbench answers are multi-turn games")

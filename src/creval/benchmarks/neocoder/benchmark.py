@@ -76,6 +76,8 @@ def starter_dir() -> Path:
 class NeoCoder(Benchmark[NeoCoderOptions]):
     name = "neocoder"
     battery_member = declared.BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.PAPER}
     description = "NeoCoder: Denial Prompting code problems scored by NeoGauge (convergent x divergent)."
     seed_paper = "000"

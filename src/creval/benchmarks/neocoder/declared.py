@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from creval.benchmarks.families import NEOCODER
+from creval.records import Record, Scores
 from creval.records.declarations import (
     GPT4_DETECTOR,
+    AnswerText,
     BatteryMember,
     Measure,
     PresetEntry,
     Separation,
+    SweepPair,
+    SweepPairing,
     data_need,
     judge_need,
 )
@@ -32,3 +36,18 @@ PAPER = PresetEntry(
         "data", "the NeoCoder data (the paper's 199 problems)",
         "run `creval data fetch neocoder` and pass --data data/neocoder")),
 )
+
+ANSWER_TEXT = AnswerText(not_free_text="NeoCoder answers are programs judged by their tests")
+
+
+def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
+    """Divergent against convergent creativity at each state ``t``, per problem."""
+    items = scores.per_item
+    states = sorted(int(k.split("@")[1]) for k in items if k.startswith("divergent@")
+                    and f"convergent@{k.split('@')[1]}" in items)
+    return [SweepPair(f"divergent@{t}", f"divergent creativity at t={t}", f"convergent@{t}",
+                      f"convergent creativity at t={t}", list(items[f"divergent@{t}"]),
+                      list(items[f"convergent@{t}"])) for t in states]
+
+
+SWEEP = SweepPairing(sweep_pairs)

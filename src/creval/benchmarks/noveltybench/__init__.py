@@ -68,6 +68,8 @@ class NoveltyOptions(RepeatOptions):
 class NoveltyBench(Benchmark[NoveltyOptions]):
     name = "noveltybench"
     battery_member = declared.BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.ANSWER_TEXT
     description = ("NoveltyBench: distinct answers in k tries per prompt and their utility "
                    "(beyond the seed papers).")
     Options = NoveltyOptions

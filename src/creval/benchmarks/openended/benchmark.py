@@ -233,6 +233,8 @@ def logprob_label(output: dict[str, Any], caps: Capabilities,
 class MacGyver(OpenEndedBenchmark):
     name = "macgyver"
     battery_member = declared.MACGYVER_BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.MACGYVER_ANSWER_TEXT
     presets = {"paper": declared.MACGYVER_PAPER}
     domain = "macgyver"
     description = "MacGyver: unconventional physical problem solving (step-wise semantic entropy + multi-agent judge)."
@@ -242,6 +244,8 @@ class MacGyver(OpenEndedBenchmark):
 class HypoGen(OpenEndedBenchmark):
     name = "hypogen"
     battery_member = declared.HYPOGEN_BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.HYPOGEN_ANSWER_TEXT
     presets = {"paper": declared.HYPOGEN_PAPER}
     domain = "hypogen"
     description = "HypoGen: reasoning from a bit to a flip (step-wise semantic entropy + multi-agent judge)."
@@ -251,6 +255,8 @@ class HypoGen(OpenEndedBenchmark):
 class BookMIA(OpenEndedBenchmark):
     name = "bookmia"
     battery_member = declared.BOOKMIA_BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.BOOKMIA_ANSWER_TEXT
     presets = {"paper": declared.BOOKMIA_PAPER}
     domain = "bookmia"
     description = "BookMIA: a story between given first and last sentences (semantic entropy + judge)."

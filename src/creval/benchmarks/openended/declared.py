@@ -3,15 +3,21 @@ product (:mod:`creval.records.declarations`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from creval.benchmarks.families import OPEN_ENDED
+from creval.records import Record, Scores
 from creval.records.declarations import (
     GPT4O,
+    AnswerText,
     BatteryMember,
     Measure,
     PresetEntry,
     Separation,
+    SweepPair,
+    SweepPairing,
     data_need,
     hub_model_need,
     judge_need,
@@ -51,3 +57,36 @@ MACGYVER_PAPER = replace(_PAPER, protocol="macgyver-judge", needs=(*_PAPER.needs
     "run `creval data fetch macgyver` and pass --source data/macgyver/problem_solution_pair.xlsx")))
 HYPOGEN_PAPER = replace(_PAPER, protocol="hypogen-judge")
 BOOKMIA_PAPER = replace(_PAPER, protocol="bookmia-judge")
+
+
+def _rated(domain: str) -> Callable[[dict[str, Any], dict[str, Any]], tuple[str, str] | None]:
+    """``(task, full solution)`` of a finished step-wise solution of ``domain``."""
+    def rated(unit: dict[str, Any], output: dict[str, Any]) -> tuple[str, str] | None:
+        from creval.benchmarks.openended.data import Problem
+
+        if not (output.get("solution_steps") and "fields" in unit):
+            return None
+        problem = Problem(id=unit["id"], domain=domain, fields=unit["fields"])  # type: ignore[arg-type]
+        return problem.judge_text(), problem.full_solution(output["solution_steps"])
+
+    return rated
+
+
+MACGYVER_ANSWER_TEXT = AnswerText(rated=_rated("macgyver"))
+HYPOGEN_ANSWER_TEXT = AnswerText(rated=_rated("hypogen"))
+BOOKMIA_ANSWER_TEXT = AnswerText(rated=_rated("bookmia"))
+
+
+def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
+    """Semantic entropy against each judge's overall verdict, per solution."""
+    items = scores.per_item
+    entropy = items.get("semantic_entropy")
+    if entropy is None:
+        return []
+    return [SweepPair("semantic_entropy", "semantic entropy", key, f"{key.removesuffix('_overall')} "
+                      "judge's verdict", list(entropy), list(values))
+            for key, values in items.items() if key.endswith("_overall")
+            and len(values) == len(entropy)]
+
+
+SWEEP = SweepPairing(sweep_pairs)

@@ -48,6 +48,8 @@ class SATOptions(RepeatOptions):
 class SAT(Benchmark[SATOptions]):
     name = "sat"
     battery_member = declared.BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.paper_preset}
     description = "Story Alteration Task: rewrite tales as modern stories (embedding distance)."
     seed_paper = "004"

@@ -147,6 +147,8 @@ class RubricBenchmark(Benchmark[RubricOptions]):
 class JCQ(RubricBenchmark):
     name = "jcq"
     battery_member = declared.JCQ_BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.JCQ_ANSWER_TEXT
     presets = {"paper": declared.JCQ_PAPER}
     description = "Japanese Creativity Questions: 7 TTCT tasks, answers judged 1-5 on 4 criteria."
     lang = "ja"
@@ -158,6 +160,8 @@ class JCQ(RubricBenchmark):
 class TTCT(RubricBenchmark):
     name = "ttct"
     battery_member = declared.TTCT_BATTERY
+    sweep_pairing = declared.SWEEP
+    answer_text = declared.TTCT_ANSWER_TEXT
     presets = {"paper": declared.TTCT_PAPER}
     description = "English TTCT verbal tasks (7 tasks), answers judged 1-5 on 4 criteria."
     lang = "en"

