@@ -90,6 +90,9 @@ class Benchmark(ABC, Generic[OptionsT]):
     answer_text: ClassVar[AnswerText | None] = None
     #: Its sweep pairing: a divergent against a quality measure of a run (None: not sweepable).
     sweep_pairing: ClassVar[SweepPairing | None] = None
+    #: Options whose file or folder the loader finds by itself when the option is unset:
+    #: option -> the default places it looks in, for ``creval verify`` to find them again.
+    default_locations: ClassVar[Mapping[str, Callable[[], list[Path]]]] = {}
     #: Presets by name (``--preset paper``): what each sets for this benchmark, or a function
     #: of the run's language giving it where the paper differs by language.
     presets: ClassVar[Mapping[str, PresetEntry | Callable[[str], PresetEntry]]] = {}

@@ -86,6 +86,7 @@ class DAT(Benchmark[DATOptions]):
     name = "dat"
     battery_member = declared.BATTERY
     sweep_pairing = declared.SWEEP
+    default_locations = {"people": declared.people_folders}
     answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.paper_preset}
     description = "Divergent Association Task: 10 nouns as unrelated as possible (embedding distance)."

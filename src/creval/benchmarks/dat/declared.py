@@ -126,3 +126,10 @@ def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
 
 
 SWEEP = SweepPairing(sweep_pairs)
+
+
+def people_folders() -> list[Path]:
+    """Where the scorer finds the people's folder when ``--people`` is unset."""
+    from creval.benchmarks.dat.humans import default_people_folders
+
+    return default_people_folders()

@@ -23,16 +23,13 @@ from typing import Any
 from creval._util.inputs import changed_files, file_record
 
 
-def _dat_people() -> list[Path]:
-    from creval.benchmarks.dat.humans import default_people_folders
+def default_locations(benchmark: str) -> Mapping[str, Callable[[], list[Path]]]:
+    """Option -> the default locations the benchmark's loader looks in when the option is
+    unset, as the benchmark declares (``Benchmark.default_locations``)."""
+    from creval.benchmarks import registry
 
-    return default_people_folders()
-
-
-#: (benchmark, option) -> the default locations its loader looks in when the option is unset.
-DEFAULT_LOCATIONS: dict[tuple[str, str], Callable[[], list[Path]]] = {
-    ("dat", "people"): _dat_people,
-}
+    cls = registry().get(benchmark)
+    return {} if cls is None else cls.default_locations
 
 
 def recorded_locations(benchmark: str, options: Mapping[str, Any], inputs: Mapping[str, Any]
@@ -43,13 +40,14 @@ def recorded_locations(benchmark: str, options: Mapping[str, Any], inputs: Mappi
     location whose digests match; a problem sentence when none does."""
     found: dict[str, str] = {}
     problems: list[str] = []
+    locations = default_locations(benchmark)
     for name, then in (inputs.get("files") or {}).items():
         named = name in options and options[name] not in (None, "")
         if name not in options or not isinstance(then, Mapping) or (
-                named and (benchmark, name) not in DEFAULT_LOCATIONS):
+                named and name not in locations):
             continue
         recorded = Path(str(then.get("path", "")))
-        defaults = DEFAULT_LOCATIONS.get((benchmark, name), list)()
+        defaults = locations.get(name, list)()
         tried: list[str] = []
         for where in dict.fromkeys([recorded, *defaults]):
             if not (where.is_file() or where.is_dir()):
