@@ -30,8 +30,6 @@ _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
     "evaluation/compare/conditions.py": ('dat', 'jcq', 'sat', 'ttct'),
     # h-refs (issue 41, published references)
     "evaluation/compare/dat_released.py": ('dat', 'import dat'),
-    # the items behind a value
-    "evaluation/compare/items.py": ('dat', 'jcq', 'neocoder', 'ttct'),
     # h-refs (issue 41, published references)
     "evaluation/compare/noveltybench_published.py": ('noveltybench',),
     # the published per-item values to pair with (references)
@@ -44,8 +42,6 @@ _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
     "evaluation/compare/ttcw_published.py": ('import ttcw', 'ttcw-judges'),
     # sweep: DAT's released lists
     "evaluation/sweep/released.py": ('dat', 'import dat'),
-    # verify: the inputs a run read
-    "evaluation/verify/inputs.py": ('dat', 'import dat'),
     # comparison tables by benchmark
     "report/compare.py": ('dat', 'jcq', 'sat', 'ttct'),
     # built-in plots by benchmark

@@ -163,3 +163,46 @@ def test_installed_plugin_says_what_to_fix(site: Path, tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "Objects file" in done.stderr and "--objects" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_plugin_declares_a_preset_a_place_in_the_profile_and_a_sweep_pairing(
+        plugin: tuple[ModuleType, ModuleType]) -> None:
+    from creval.records import Scores
+
+    benchmark, _ = plugin
+    bench = benchmark.AlternativeUses()
+    assert bench.preset("paper") == benchmark.PresetEntry(options={"uses": 10})
+    assert bench.preset("fast") is None
+    member = bench.battery_member
+    assert member is not None and member.family.name == "plugins"
+    assert [m.key for m in member.measures] == ["originality_mean", "fluency_mean"]
+    # objects with 3 uses, none and 2: the second has no originality and was not answered
+    scores = Scores(per_item={"originality_mean": [0.5, None, 0.75], "fluency_mean": [3.0, 0.0, 2.0]})
+    assert bench.sweep_pairing is not None
+    (pair,) = bench.sweep_pairing.pairs([], scores)
+    assert (pair.measure, pair.quality_measure) == ("originality_mean", "answered_rate")
+    assert pair.divergent == [0.5, None, 0.75] and pair.quality == [1.0, 0.0, 1.0]
+    assert bench.sweep_pairing.pairs([], Scores()) == []
+
+
+def test_installed_plugin_takes_its_preset_and_joins_the_profile(site: Path, tmp_path: Path) -> None:
+    env = _env(site)
+    # the preset's option reaches the prompt; an option the user gives wins over it
+    preset = creval("run", "aut-lite", "--preset", "paper", "--limit", "1", "--dry-run", env=env)
+    assert preset.returncode == 0, preset.stderr
+    assert "Think of 10 unusual" in preset.stdout
+    given = creval("run", "aut-lite", "--preset", "paper", "--uses", "4", "--limit", "1",
+                   "--dry-run", env=env)
+    assert given.returncode == 0, given.stderr
+    assert "Think of 4 unusual" in given.stdout and "Think of 10" not in given.stdout
+    # `creval profile` places it as a built-in member: its family, its options per size
+    out = tmp_path / "profile"
+    plan = creval("profile", "--model", "local", "--size", "smoke", "--family", "plugins",
+                  "--plan", "--out", str(out), env=env)
+    assert plan.returncode == 0, plan.stderr
+    rows = json.loads((out / "plan.json").read_text())["rows"]
+    assert [(r["benchmark"], r["units"], r["output_tokens"]) for r in rows] == [("aut-lite", 2, 2 * 64)]
+    # without the plug-in, the family is unknown
+    alone = creval("profile", "--model", "local", "--size", "smoke", "--family", "plugins",
+                   "--plan", "--out", str(tmp_path / "none"))
+    assert alone.returncode != 0 and "Unknown family plugins" in alone.stderr

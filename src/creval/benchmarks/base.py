@@ -13,7 +13,13 @@ from creval._util.inputs import ITEM_DIGEST, file_record, item_digest
 from creval.errors import CrevalError
 from creval.models.base import digest
 from creval.records import Record, Scores
-from creval.records.declarations import AnswerText, BatteryMember, PresetEntry, SweepPairing
+from creval.records.declarations import (
+    AnswerText,
+    BatteryMember,
+    Items,
+    PresetEntry,
+    SweepPairing,
+)
 from creval.runner.engine import Unit
 
 #: How an option relates to a run directory:
@@ -96,6 +102,12 @@ class Benchmark(ABC, Generic[OptionsT]):
     #: Presets by name (``--preset paper``): what each sets for this benchmark, or a function
     #: of the run's language giving it where the paper differs by language.
     presets: ClassVar[Mapping[str, PresetEntry | Callable[[str], PresetEntry]]] = {}
+
+    def items_behind(self, measure: str, scores: Scores) -> Items | None:
+        """The items the value of ``measure`` was computed from, where they are not the units
+        that finished (DAT's valid trials, the questions with a parsed judgement). None (the
+        default): the units that finished."""
+        return None
 
     def preset(self, name: str, lang: str = "en") -> PresetEntry | None:
         """What ``--preset NAME`` sets for this benchmark in a run of language ``lang``

@@ -290,3 +290,30 @@ def unrounded(rows: list[dict[str, Any]], column: str, values: list[float | None
         return [finite(r.get(column)) for r in rows]
     exact = iter(values)
     return [next(exact) if finite(r.get(column)) is not None else None for r in rows]
+
+
+# --- the items behind a value (what a report and a comparison count) ----------------------
+
+
+@dataclass(frozen=True)
+class Items:
+    """Items behind one value: ``valid`` ones (those the value was computed from), units
+    ``finished`` and ``planned``; ``what`` names the valid ones; ``detail`` adds a count of
+    their own (``350 of 3500 judgements parsed``). A benchmark whose valid items are not the
+    units that finished says so in ``Benchmark.items_behind``."""
+
+    valid: int
+    finished: int
+    planned: int
+    what: str = "items"
+    detail: str = ""
+
+    def line(self) -> str:
+        """The report line.
+
+        >>> Items(350, 700, 700, "questions with a parsed judgement").line()
+        'items behind the value: 350 valid (questions with a parsed judgement) of 700 finished, 700 planned'
+        """
+        more = f"; {self.detail}" if self.detail else ""
+        return (f"items behind the value: {self.valid} valid ({self.what}) of {self.finished} "
+                f"finished, {self.planned} planned{more}")

@@ -17,6 +17,14 @@ from creval.benchmarks.common import format_prompt, single_turn_unit
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.records import Record, Scores
+from creval.records.declarations import (
+    BatteryMember,
+    Family,
+    Measure,
+    PresetEntry,
+    SweepPair,
+    SweepPairing,
+)
 from creval.runner.engine import Unit
 from creval_plugin_example.scoring import originality, parse_uses
 
@@ -39,6 +47,33 @@ class AUTOptions(BenchmarkOptions):
     )
 
 
+#: What the benchmark declares about itself (``creval.records.declarations``), read by creval
+#: through the hooks on ``Benchmark`` exactly as a built-in benchmark's declarations are.
+#: Its place in ``creval profile``: a family of its own after the built-in ones, two measures
+#: and its options per size.
+FAMILY = Family("plugins", "-", "Plug-in benchmarks: Alternative Uses, lite", rank=100)
+BATTERY = BatteryMember(
+    FAMILY, 0,
+    (Measure("originality_mean", "divergent", "AUT-lite originality of the uses (SemDis)"),
+     Measure("fluency_mean", "divergent", "AUT-lite fluency: distinct uses per object")),
+    {"smoke": {"limit": 2, "uses": 3, "max_tokens": 64}, "standard": {}, "paper": {"uses": 10}},
+)
+#: ``--preset paper``: ten uses per object. A plug-in reproducing a paper pins the paper's
+#: judge, models and data here (with a ``Need`` for each, checked before anything runs).
+PAPER = PresetEntry(options={"uses": 10})
+
+
+def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
+    """``creval sweep``: originality against the share of objects answered with a use."""
+    originality = list(scores.per_item.get("originality_mean", []))
+    answered: list[float | None] = [None if f is None else float(f > 0)
+                                    for f in scores.per_item.get("fluency_mean", [])]
+    if not originality or len(originality) != len(answered):
+        return []
+    return [SweepPair("originality_mean", "AUT-lite originality", "answered_rate",
+                      "objects answered with a use", originality, answered)]
+
+
 class AlternativeUses(Benchmark[AUTOptions]):
     """Registered by the entry point ``aut-lite`` in this package's pyproject.toml; an
     in-tree benchmark would carry ``@register_benchmark`` instead."""
@@ -46,6 +81,9 @@ class AlternativeUses(Benchmark[AUTOptions]):
     name = "aut-lite"
     description = "Alternative Uses, lite: unusual uses of everyday objects (fluency, originality)."
     Options = AUTOptions
+    battery_member = BATTERY
+    presets = {"paper": PAPER}
+    sweep_pairing = SweepPairing(sweep_pairs)
 
     def prompts(self, options: AUTOptions) -> dict[str, str]:
         return {"prompt": PROMPT}

@@ -16,6 +16,7 @@ from creval.benchmarks.repeats import RepeatOptions, first_sample, repeat_key, r
 from creval.judges.structured import as_text
 from creval.models.base import GenerateRequest
 from creval.records import Scores
+from creval.records.declarations import Items
 from creval.runner.engine import Unit
 from creval.runner.store import Record
 
@@ -87,6 +88,9 @@ class DAT(Benchmark[DATOptions]):
     battery_member = declared.BATTERY
     sweep_pairing = declared.SWEEP
     default_locations = {"people": declared.people_folders}
+
+    def items_behind(self, measure: str, scores: Scores) -> Items | None:
+        return declared.items_behind(measure, scores)
     answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.paper_preset}
     description = "Divergent Association Task: 10 nouns as unrelated as possible (embedding distance)."

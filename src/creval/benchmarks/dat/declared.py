@@ -14,6 +14,7 @@ from creval.records.declarations import (
     AnswerGroup,
     AnswerText,
     BatteryMember,
+    Items,
     Measure,
     PresetEntry,
     Separation,
@@ -133,3 +134,13 @@ def people_folders() -> list[Path]:
     from creval.benchmarks.dat.humans import default_people_folders
 
     return default_people_folders()
+
+
+def items_behind(measure: str, scores: Scores) -> Items | None:
+    """The valid trials (an invalid trial is not in the mean)."""
+    head = scores.headline
+    if not isinstance(head.get("valid_trials"), int | float):
+        return None
+    valid = int(head["valid_trials"])
+    invalid = int(head.get("invalid_trials") or 0)
+    return Items(valid, valid + invalid, max(scores.units.total, valid + invalid), "valid trials")

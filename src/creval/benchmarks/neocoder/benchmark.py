@@ -26,6 +26,7 @@ from creval.benchmarks.neocoder.data import NeoCoderDataset, load_neocoder, scor
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest, Message
 from creval.records import Scores
+from creval.records.declarations import Items
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -77,6 +78,9 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
     name = "neocoder"
     battery_member = declared.BATTERY
     sweep_pairing = declared.SWEEP
+
+    def items_behind(self, measure: str, scores: Scores) -> Items | None:
+        return declared.items_behind(measure, scores)
     answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.PAPER}
     description = "NeoCoder: Denial Prompting code problems scored by NeoGauge (convergent x divergent)."

@@ -8,6 +8,7 @@ from creval.records.declarations import (
     GPT4_DETECTOR,
     AnswerText,
     BatteryMember,
+    Items,
     Measure,
     PresetEntry,
     Separation,
@@ -51,3 +52,11 @@ def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
 
 
 SWEEP = SweepPairing(sweep_pairs)
+
+
+def items_behind(measure: str, scores: Scores) -> Items | None:
+    """The scored (problem, state) pairs."""
+    if not any("problem" in row for row in scores.table):
+        return None
+    valid = sum("problem" in row for row in scores.table)
+    return Items(valid, scores.units.finished, scores.units.total, "scored (problem, state) pairs")

@@ -38,6 +38,7 @@ from creval.benchmarks.ttct.scoring import score_rubric_records
 from creval.judges.structured import as_text, render_rubric, rubric_schema
 from creval.models.base import GenerateRequest
 from creval.records import Scores
+from creval.records.declarations import Items
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -74,6 +75,9 @@ class RubricBenchmark(Benchmark[RubricOptions]):
     lang: ClassVar[str]
     starter: ClassVar[tuple[str, str]]
     judge_prompt: ClassVar[str]
+
+    def items_behind(self, measure: str, scores: Scores) -> Items | None:
+        return declared.items_behind(measure, scores)
 
     def _questions(self, options: RubricOptions) -> list[Question]:
         return balanced(load_questions(options.questions, self.starter), options.limit)

@@ -15,6 +15,7 @@ from creval.records.declarations import (
     AnswerGroup,
     AnswerText,
     BatteryMember,
+    Items,
     Measure,
     PresetEntry,
     Separation,
@@ -105,3 +106,28 @@ def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:
 
 
 SWEEP = SweepPairing(sweep_pairs)
+
+
+def items_behind(measure: str, scores: Scores) -> Items | None:
+    """The questions with at least one parsed judgement (an unparsed one is left out)."""
+    head, units = scores.headline, scores.units
+    if not isinstance(head.get("parsed"), int | float):
+        return None
+    parsed, failed = int(head["parsed"]), int(head.get("parse_failures") or 0)
+    return Items(_judged_units(scores.per_item.get("mean") or [], units.finished),
+                 units.finished, units.total, "questions with a parsed judgement",
+                 f"{parsed} of {parsed + failed} judgements parsed")
+
+
+def _judged_units(per_answer: list[float | None], finished: int) -> int:
+    """Units (questions) with at least one parsed judgement: ``per_answer`` holds each
+    finished unit's answers in turn, None where the judgement did not parse.
+
+    >>> _judged_units([None, 2.0, None, None, 3.0, 1.0], 3)
+    2
+    """
+    if not finished or not per_answer or len(per_answer) % finished:
+        return 0
+    per = len(per_answer) // finished
+    return sum(any(v is not None for v in per_answer[i:i + per])
+               for i in range(0, len(per_answer), per))
