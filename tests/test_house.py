@@ -46,8 +46,6 @@ _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
     "report/compare.py": ('dat', 'jcq', 'sat', 'ttct'),
     # built-in plots by benchmark
     "report/figures.py": ('dat', 'metric-validity', 'sat'),
-    # --people (DAT's people) for homogeneity
-    "cli/compare_homogeneity.py": ('import dat',),
     # h-refs (issue 41, published references): data fetch sources
     "cli/data.py": ('bookmia', 'hypogen', 'macgyver', 'neocoder', 'noveltybench', 'oogiri', 'ttcw'),
     # a command of the open-ended tasks

@@ -14,11 +14,11 @@ def compare_homogeneity_command(
 ) -> None:
     """Print (Markdown, or JSON with ``--json``) the homogeneity of each benchmark's runs; write
     the pairs as CSV and the page with the heat maps when asked."""
-    from creval.benchmarks.dat.humans import resolve_people_root
-    from creval.evaluation.compare.homogeneity import compare_homogeneity
+    from creval.evaluation.compare.homogeneity import compare_homogeneity, reference_folders
     from creval.report.homogeneity import render_html, render_markdown
 
-    results = compare_homogeneity(run_dirs, people=resolve_people_root(people), jcq_data=jcq_data,
+    folders = reference_folders(people=people, jcq_data=jcq_data)  # DAT's people: its default folder
+    results = compare_homogeneity(run_dirs, people=folders["people"], jcq_data=folders["jcq_data"],
                                   embedder=embedder, confidence=confidence, permutations=permutations)
     docs = [r.to_dict() for r in results]
     typer.echo(json.dumps(docs, indent=2, ensure_ascii=False) if as_json else render_markdown(docs))

@@ -233,6 +233,8 @@ class AnswerText:
     #: to read them: ``references(folder, first run)``.
     references_from: str | None = None
     references: Callable[[Path, Any], list[AnswerGroup]] | None = None
+    #: The folder to read when the user names one or none (None: the one named, if any).
+    references_folder: Callable[[Path | None], Path | None] | None = None
     #: When set, published groups with no answer are left out, and this note says when none is left.
     references_missing: str | None = None
     #: Published answers are found beside the run's data (NoveltyBench's site).

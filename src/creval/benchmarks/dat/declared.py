@@ -110,9 +110,15 @@ def reference_groups(root: Path, run: Any) -> list[AnswerGroup]:
     return groups
 
 
+def _people_root(path: Path | None) -> Path | None:
+    from creval.benchmarks.dat.humans import resolve_people_root
+
+    return resolve_people_root(path)
+
+
 ANSWER_TEXT = AnswerText(
     texts=answer_words, homogeneity=True, pooled=True, measure="words",
-    references_from="people", references=reference_groups,
+    references_from="people", references=reference_groups, references_folder=_people_root,
     not_free_text="DAT answers are lists of ten words, not texts to compare",
 )
 

@@ -301,6 +301,19 @@ def _novelty_site(run: Run) -> bool:
     return site_folder(run, None) is not None
 
 
+def reference_folders(**given: Path | None) -> dict[str, Path | None]:
+    """The folders of published answers by keyword (``people``, ``jcq_data``): each as the
+    benchmark reading it resolves it (its default folder when none is given), else as given."""
+    from creval.benchmarks import registry
+
+    out = dict(given)
+    for cls in registry().values():
+        decl = cls.answer_text
+        if decl is not None and decl.references_from in given and decl.references_folder is not None:
+            out[decl.references_from] = decl.references_folder(given[decl.references_from])
+    return out
+
+
 def compare_homogeneity(
     paths: str | Path | Iterable[str | Path], *, people: str | Path | None = None,
     jcq_data: str | Path | None = None, embedder: str | None = None, confidence: float = 0.95,
