@@ -87,6 +87,7 @@ class DAT(Benchmark[DATOptions]):
     name = "dat"
     battery_member = declared.BATTERY
     sweep_pairing = declared.SWEEP
+    sends_sampling = True
     default_locations = {"people": declared.people_folders}
 
     def items_behind(self, measure: str, scores: Scores) -> Items | None:

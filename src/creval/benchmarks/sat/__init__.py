@@ -49,6 +49,7 @@ class SAT(Benchmark[SATOptions]):
     name = "sat"
     battery_member = declared.BATTERY
     sweep_pairing = declared.SWEEP
+    sends_sampling = True
     answer_text = declared.ANSWER_TEXT
     presets = {"paper": declared.paper_preset}
     description = "Story Alteration Task: rewrite tales as modern stories (embedding distance)."

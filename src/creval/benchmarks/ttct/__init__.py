@@ -75,6 +75,9 @@ class RubricBenchmark(Benchmark[RubricOptions]):
     lang: ClassVar[str]
     starter: ClassVar[tuple[str, str]]
     judge_prompt: ClassVar[str]
+    sends_sampling = True
+    request_options = {"answers": ("target", "n"), "judge_max_tokens": ("judge", "max_tokens")}
+    option_effects = {"structured_judge": "judge_constrained"}
 
     def items_behind(self, measure: str, scores: Scores) -> Items | None:
         return declared.items_behind(measure, scores)

@@ -12,7 +12,7 @@ For one run directory (or each run of a profile) it checks, and names every diff
   options that ``scores.json`` says it was computed from;
 - **manifest against records**: the model of each role and the request options the manifest
   states (those a benchmark sends verbatim, role by role:
-  :data:`~creval.evaluation.compare.conditions.REQUEST_OPTIONS`) against the requests recorded, as
+  ``Benchmark.options_sent``) against the requests recorded, as
   :mod:`creval.evaluation.compare.evidence` reads them;
 - **digests**: each record's item digest against the one the manifest planned for its unit,
   the prompts' digests against the generation fingerprint, and each file the run read
@@ -191,7 +191,7 @@ def _check_requests(root: Path, manifest: dict[str, Any], records: list[Record],
     """The manifest's models and tested-model request options against the requests the run
     sent, as :func:`~creval.evaluation.compare.evidence.read_evidence` reads them (a parameter the
     endpoint rejected, and so did not send, is the manifest's ``not_applied`` business)."""
-    from creval.evaluation.compare.conditions import REQUEST_OPTIONS, disagreements
+    from creval.evaluation.compare.conditions import disagreements
     from creval.evaluation.compare.evidence import read_evidence
 
     sent = read_evidence(root, records).sent
@@ -207,8 +207,11 @@ def _check_requests(root: Path, manifest: dict[str, Any], records: list[Record],
                                    f"{_counted(evidence.specs)}")
     # the options each benchmark sends verbatim, role by role (LoTbench's, NeoCoder's and the
     # open-ended benchmarks' roles send other temperatures on purpose: not listed there)
+    from creval.benchmarks import registry
+
     options = manifest.get("options") or {}
-    for name, (role, field_name) in REQUEST_OPTIONS.get(str(manifest.get("benchmark")), {}).items():
+    declared = registry().get(str(manifest.get("benchmark")))
+    for name, (role, field_name) in (declared.options_sent() if declared else {}).items():
         if options.get(name) is not None and role in sent:
             out.differences += disagreements(name, options[name], sent[role], field_name)
 
