@@ -42,8 +42,6 @@ _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
     "evaluation/compare/ttcw_published.py": ('import ttcw', 'ttcw-judges'),
     # sweep: DAT's released lists
     "evaluation/sweep/released.py": ('dat', 'import dat'),
-    # comparison tables by benchmark
-    "report/compare.py": ('dat', 'jcq', 'sat', 'ttct'),
     # built-in plots by benchmark
     "report/figures.py": ('dat', 'metric-validity', 'sat'),
     # h-refs (issue 41, published references): data fetch sources

@@ -147,7 +147,7 @@ def correlate(
     out: Annotated[Path | None, typer.Option(help="Also write the comparison as Markdown here.")] = None,
 ) -> None:
     """Seed 004: correlate JCQ/TTCT task x criterion scores with DAT and SAT across models."""
-    from creval.report.compare import compare_runs, render_comparison
+    from creval.analyses.ttct_correlations import compare_runs, render_comparison
 
     if by not in {"folder", "model"}:
         raise CrevalError("--by takes 'folder' or 'model'.")

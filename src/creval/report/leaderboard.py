@@ -4,7 +4,7 @@ items and the interval of each metric whose per-item values the scores carry (no
 each run's counters.
 
 The seed-004 analysis (JCQ/TTCT scores correlated with DAT and SAT across models) is that
-benchmark family's own command, ``creval correlate`` (:mod:`creval.report.compare`).
+benchmark family's own command, ``creval correlate`` (:mod:`creval.analyses.ttct_correlations`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from creval.report.compare import CRITERIA, compare_runs
+from creval.analyses.ttct_correlations import CRITERIA, compare_runs
 
 MODELS = {  # model -> (JCQ criterion means over tasks (Table 3), DAT, SAT)
     "a": ({"fluency": 3.0, "flexibility": 2.0, "originality": 2.5, "elaboration": 3.5}, 70.0, 0.50),
