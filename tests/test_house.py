@@ -52,8 +52,6 @@ _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
     "cli/play.py": ('lotbench',),
     # h-refs (issue 41, published references)
     "cli/references.py": ('dat',),
-    # report of rubric judgements
-    "cli/report.py": ('import ttct', 'jcq', 'ttct'),
     # `creval score answers` per benchmark
     "cli/score/benchmarks.py": ('dat', 'import dat', 'import neocoder', 'import sat', 'import ttct', 'jcq', 'neocoder', 'sat'),
     # metric-validity's measures as metrics

@@ -154,3 +154,26 @@ def render_comparison(result: dict[str, Any]) -> str:
              "## Rubric task x criterion vs DAT and SAT", "",
              markdown_table(result["correlations"]), ""]
     return "\n".join(parts)
+
+
+def judge_human_agreement(run_dir: Path, human: Path) -> list[dict[str, Any]]:
+    """Judge-vs-human agreement of a ``jcq`` or ``ttct`` run: Pearson per task x criterion
+    against people's ratings in ``human`` (the paper's Table 8)."""
+    from creval.benchmarks.ttct.scoring import judgement_rows
+    from creval.report.agreement import agreement, read_human_ratings
+    from creval.runner.store import RunStore
+
+    store = RunStore(run_dir)
+    manifest = store.read_manifest() or {}
+    if manifest.get("benchmark") not in {"jcq", "ttct"}:
+        store.close()
+        raise CrevalError(f"{run_dir} is not a jcq or ttct run directory.")
+    records = list(store.latest().values())
+    store.close()
+    lang = "ja" if manifest["benchmark"] == "jcq" else "en"
+    parser = manifest.get("options", {}).get("parser", "strict")
+    rows, _ = judgement_rows(records, lang=lang, parser=parser)
+    table = agreement(rows, read_human_ratings(human))
+    if not table:
+        raise CrevalError(f"No answer in {human} matches an answer judged in {run_dir}.")
+    return table

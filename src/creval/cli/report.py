@@ -163,21 +163,7 @@ def agreement_command(
     human: Annotated[Path, typer.Option(help="CSV: question_id, answer_index, fluency, flexibility, originality, elaboration.")],
 ) -> None:
     """Judge-vs-human agreement: Pearson per task x criterion (the paper's Table 8)."""
-    from creval.benchmarks.ttct.scoring import judgement_rows
-    from creval.report.agreement import agreement, read_human_ratings
+    from creval.analyses.ttct_correlations import judge_human_agreement
     from creval.report.markdown import markdown_table
-    from creval.runner.store import RunStore
 
-    store = RunStore(run_dir)
-    manifest = store.read_manifest() or {}
-    if manifest.get("benchmark") not in {"jcq", "ttct"}:
-        raise CrevalError(f"{run_dir} is not a jcq or ttct run directory.")
-    records = list(store.latest().values())
-    store.close()
-    lang = "ja" if manifest["benchmark"] == "jcq" else "en"
-    parser = manifest.get("options", {}).get("parser", "strict")
-    rows, _ = judgement_rows(records, lang=lang, parser=parser)
-    table = agreement(rows, read_human_ratings(human))
-    if not table:
-        raise CrevalError(f"No answer in {human} matches an answer judged in {run_dir}.")
-    typer.echo(markdown_table(table))
+    typer.echo(markdown_table(judge_human_agreement(run_dir, human)))
