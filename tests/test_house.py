@@ -151,3 +151,23 @@ def test_the_pending_list_only_holds_what_is_still_there() -> None:
     hits = _scan()
     gone = sorted(set(PENDING) - set(hits))
     assert not gone, f"No longer named there: take these out of PENDING: {gone}"
+
+
+def test_what_benchmarks_declare_holds_together() -> None:
+    """The declarations the rooms read: one place per family member, options that exist."""
+    places: dict[tuple[str, int], str] = {}
+    for name, cls in registry().items():
+        member = cls.battery_member
+        if member is not None:
+            where = (member.family.name, member.position)
+            assert where not in places, f"{name} and {places[where]} share a place in {where[0]}"
+            places[where] = name
+            for sizes in member.sizes.values():
+                assert set(sizes) <= set(cls.Options.model_fields), (name, sizes)
+        for option, (role, _) in cls.options_sent().items():
+            assert option in cls.Options.model_fields, (name, option)
+            assert role in {*cls.roles, *cls.extra_roles}, (name, role)
+        assert set(cls.option_effects) <= set(cls.Options.model_fields), name
+        for preset in cls.presets:
+            entry = cls().preset(preset)
+            assert entry is not None and set(entry.options) <= set(cls.Options.model_fields), name

@@ -55,9 +55,6 @@ class BenchmarkOptions(BaseModel):
 
 
 OptionsT = TypeVar("OptionsT", bound=BenchmarkOptions)
-#: Generation options a benchmark with ``sends_sampling`` sends verbatim as the request field
-#: of the same name.
-SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens")
 
 
 class Benchmark(ABC, Generic[OptionsT]):
@@ -105,9 +102,10 @@ class Benchmark(ABC, Generic[OptionsT]):
     #: Which options reach which request fields, verbatim on every request of a role (what
     #: ``creval verify`` and the comparability checks hold the manifest against):
     #: ``sends_sampling`` sends the generation options named like a request field
-    #: (:data:`SAMPLING_FIELDS`) as those fields of the target's requests; ``request_options``
+    #: (:attr:`sampling_fields`) as those fields of the target's requests; ``request_options``
     #: adds others, option -> (role, field) (``{"answers": ("target", "n")}``).
     sends_sampling: ClassVar[bool] = False
+    sampling_fields: ClassVar[tuple[str, ...]] = ("temperature", "top_p", "max_tokens")
     request_options: ClassVar[Mapping[str, tuple[str, str]]] = {}
     #: Options whose effect on a unit its output records: option -> output field
     #: (``{"structured_judge": "judge_constrained"}``).
@@ -117,7 +115,7 @@ class Benchmark(ABC, Generic[OptionsT]):
     def options_sent(cls) -> dict[str, tuple[str, str]]:
         """Option -> (role, request field) it is sent as, derived from :attr:`sends_sampling`
         and the options' kinds, then :attr:`request_options`."""
-        derived = {name: ("target", name) for name in SAMPLING_FIELDS if cls.sends_sampling
+        derived = {name: ("target", name) for name in cls.sampling_fields if cls.sends_sampling
                    and name in cls.Options.model_fields and cls.Options.kind_of(name) == "generation"}
         return {**derived, **cls.request_options}
 
