@@ -10,6 +10,7 @@ from creval.benchmarks import (  # noqa: F401  (register)
     oogiri,
     openended,
     sat,
+    slop,
     ttct,
     ttcw,
 )
