@@ -78,12 +78,18 @@ def test_overused_ngrams_rank_by_ratio_then_first_occurrence() -> None:
 
 
 def test_repetition_score_counts_the_top_content_ngrams() -> None:
-    toks = "the old man and the sea and the old man of the sea".split()
+    toks = ["the", "old", "man", "and", "the", "sea", "and", "the", "old", "man", "of", "the", "sea"]
     content = ["old", "man", "sea", "old", "man", "sea"]
     assert content_tokens(toks) == content
     # bigrams: old man x2, man sea x2, sea old x1; trigrams: old man sea x2, man sea old, sea old man
     assert ngram_repetition_score(toks, human_bigrams={}, human_trigrams={}, top_k=1) == (2 + 2) / 6 * 1000
     assert ngram_repetition_score(toks, human_bigrams={}, human_trigrams={}, top_k=40) == (5 + 4) / 6 * 1000
+
+
+def test_stopwords_are_upstreams_127() -> None:
+    from creval.metrics.slop import STOPWORDS
+
+    assert len(STOPWORDS) == 127 and {"i", "don", "now", "s", "t"} <= STOPWORDS
 
 
 def test_tokens_as_upstream() -> None:

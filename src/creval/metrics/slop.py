@@ -313,19 +313,20 @@ def dialogue_frequency(text: str) -> float:
     return len(_DIALOGUE_QUOTES.findall(text)) / 2 / chars * 1000
 
 
-#: NLTK's 179 English stop words, as upstream lists them.
-STOPWORDS = frozenset("""
+_NLTK_STOPWORDS = """
 i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
 her hers herself it its itself they them their theirs themselves what which who whom this that
 these those am is are was were be been being have has had having do does did doing a an the and
 but if or because as until while of at by for with about against between into through during
 before after above below to from up down in out on off over under again further then once here
 there when where why how all any both each few more most other some such no nor not only own
-same so than too very s t can will just don should now""".split())
+same so than too very s t can will just don should now"""
+#: The 127 English stop words upstream lists (NLTK's older list; its comment says 179).
+STOPWORDS = frozenset(_NLTK_STOPWORDS.split())
 
 
 def content_tokens(tokens: Iterable[str]) -> list[str]:
-    """``contentTokens``: alpha tokens that are not NLTK stop words.
+    """``contentTokens``: alpha tokens that are not stop words (:data:`STOPWORDS`).
 
     >>> content_tokens(["the", "old", "man", "and", "the", "sea"])
     ['old', 'man', 'sea']

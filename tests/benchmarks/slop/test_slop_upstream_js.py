@@ -96,3 +96,13 @@ def test_mattr_matches_upstream_on_a_long_text(slop_data: Path) -> None:
     toks = alpha_tokens(words_only_lower(text))
     assert len(toks) > 5000
     assert lexical_diversity(toks) == pytest.approx((want["mattr_500"], want["type_token_ratio"]), rel=1e-12)
+
+
+def test_stopwords_are_upstreams(slop_data: Path) -> None:
+    import re
+
+    from creval.metrics.slop import STOPWORDS
+
+    source = (slop_data / "js" / "metrics.js").read_text(encoding="utf-8")
+    block = source[source.index("const STOPWORDS"):source.index("]);", source.index("const STOPWORDS"))]
+    assert set(re.findall(r'"([a-z]+)"', block)) == STOPWORDS

@@ -108,7 +108,7 @@ def human_profile(path: str | Path) -> tuple[dict[str, float], dict[str, float]]
     hp = raw.get("human-authored") or raw.get("human") or raw if isinstance(raw, dict) else {}
     out: list[dict[str, float]] = []
     for keys in (("top_bigrams", "bigrams"), ("top_trigrams", "trigrams")):
-        items = next((hp[k] for k in keys if hp.get(k)), [])
+        items: Any = next((hp[k] for k in keys if hp.get(k)), [])
         table: dict[str, float] = {}
         if isinstance(items, list):
             total = sum(float(it.get("frequency") or 0) for it in items)
