@@ -19,7 +19,6 @@ def slop_texts(
     """Slop-score metrics of texts written anywhere, pooled as upstream pools a model's."""
     from creval.benchmarks.slop import score_texts
     from creval.benchmarks.slop.data import read_texts
-    from creval.cli.score.benchmarks import write_scores
     from creval.report.markdown import fmt, markdown_table
 
     texts, form = read_texts(file)
@@ -33,4 +32,6 @@ def slop_texts(
         typer.echo(markdown_table([{k: fmt(v) if isinstance(v, float) else v for k, v in row.items()}
                                    for row in scores.table]))
     if out is not None:
-        write_scores(scores, out)
+        import json  # as write_scores in .benchmarks (which imports this module)
+
+        out.write_text(json.dumps(scores.model_dump(mode="json"), indent=2, default=str), encoding="utf-8")
