@@ -141,10 +141,11 @@ class Slop(Benchmark[SlopOptions]):
             user = format_prompt(words["prompt"], options.prompt_file or "slop", prompt=item.prompt)
             request = GenerateRequest.chat(user, system=words["system"],
                                            temperature=options.temperature,
-                                           max_tokens=options.max_tokens)
+                                           max_tokens=options.max_tokens,
+                                           seed=options.seed)
 
             async def run(ctx: UnitContext, request: GenerateRequest = request,
-                          sample: int = options.seed + i) -> dict[str, Any]:
+                          sample: int = i) -> dict[str, Any]:
                 (completion,) = await ctx.generate(request, first_sample=sample)
                 return {"text": completion.text, "finish_reason": completion.finish_reason}
 
