@@ -3,6 +3,7 @@
 from creval.benchmarks import (  # noqa: F401  (register)
     aut,
     dat,
+    dieprobe,
     lotbench,
     metric_validity,
     neocoder,
