@@ -29,7 +29,7 @@ UPSTREAM_FILES: dict[str, tuple[str, str]] = {
 }
 #: Upstream's prompts.json: the first 150 are creative writing prompts, the rest essays.
 CREATIVE_PROMPTS = 150
-_FETCH = "`creval data fetch slop FOLDER`"
+_FETCH = "`creval data fetch slop --dest FOLDER`"
 
 
 class SlopPrompt(BaseModel):
