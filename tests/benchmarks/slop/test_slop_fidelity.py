@@ -40,3 +40,36 @@ def test_three_released_models_are_re_derived(rows: list[dict]) -> None:
         for name in ("slop_list_matches_per_1k_words", "slop_trigram_matches_per_1k_words"):
             assert abs(row[f"{name}_diff"]) <= 0.01, (row["model"], name, row[f"{name}_diff"])
         assert row["ngram_repetition_score"] >= row["ngram_repetition_score_published"]
+
+
+def test_the_repetition_score_counts_what_upstream_counted(slop_data: Path) -> None:
+    """Upstream's human profile is not released, but what the score counts is: every published
+    over-used n-gram has the count creval finds in the first 150 outputs, and the human
+    frequency its published ratio implies for an n-gram absent from the profile (the
+    profile's floor) comes out the same for every model, as it must when creval's n-gram
+    totals are upstream's."""
+    import json
+    from collections import Counter
+
+    from creval.benchmarks.slop.data import read_released
+    from creval.metrics.slop import alpha_tokens, content_tokens, leaderboard_text, ngrams, words_only_lower
+
+    published = {r["model"]: r for r in json.loads(
+        (slop_data / "data" / "leaderboard_results.json").read_text(encoding="utf-8"))["results"]}
+    floors: dict[str, list[float]] = {"bigrams": [], "trigrams": []}
+    for stem in MODELS:
+        path = slop_data / "results" / f"{stem}.json.gz"
+        if not path.is_file():
+            pytest.skip(f"{path} not found")
+        model, samples = read_released(path)
+        text = leaderboard_text([str(s.get("output") or "") for s in samples], first=150)
+        content = content_tokens(alpha_tokens(words_only_lower(text)))
+        for kind, n in (("bigrams", 2), ("trigrams", 3)):
+            grams = ngrams(content, n)
+            counts = Counter(grams)
+            rows = published[model]["top_over_represented"][kind]
+            assert len(rows) == 40
+            assert [counts[r["phrase"]] for r in rows] == [r["count"] for r in rows], (model, kind)
+            floors[kind].append(min(r["count"] / len(grams) / r["ratio"] for r in rows))
+    for values in floors.values():
+        assert max(values) == pytest.approx(min(values), rel=1e-9)
