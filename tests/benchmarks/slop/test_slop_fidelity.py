@@ -52,7 +52,13 @@ def test_the_repetition_score_counts_what_upstream_counted(slop_data: Path) -> N
     from collections import Counter
 
     from creval.benchmarks.slop.data import read_released
-    from creval.metrics.slop import alpha_tokens, content_tokens, leaderboard_text, ngrams, words_only_lower
+    from creval.metrics.slop import (
+        alpha_tokens,
+        content_tokens,
+        leaderboard_text,
+        ngrams,
+        words_only_lower,
+    )
 
     published = {r["model"]: r for r in json.loads(
         (slop_data / "data" / "leaderboard_results.json").read_text(encoding="utf-8"))["results"]}
