@@ -148,3 +148,33 @@ def test_run_slop_offline_end_to_end(tmp_path: Path) -> None:
     assert call["messages"][0]["content"] == "Write 1000 words on the provided writing prompt."
     again = _cli(*args)
     assert again.returncode == 0 and "nothing to run" in " ".join(again.stdout.split())
+
+
+def test_paired_per_prompt_with_a_released_model(slop_data: Path) -> None:
+    from creval.benchmarks.slop.data import read_released, slop_lists
+    from creval.metrics.slop import utf16_length
+
+    results = slop_data / "results"
+    mine, other = results / "gemma-3-4b-it.json.gz", results / "claude-sonnet-4-20250514.json.gz"
+    if not (mine.is_file() and other.is_file()):
+        pytest.skip(f"released outputs not in {results}")
+    texts = read_texts(mine)[0][:12]
+    options = SlopOptions(data=str(slop_data), against=str(other))
+    paired = score_texts(texts, options).extra("paired")
+    # brute force: each prompt's slop-word rate, ours minus the released model's
+    words, trigrams = slop_lists(slop_data)
+    theirs = {s["prompt_index"]: s["output"] for s in read_released(other)[1]}
+    diffs = []
+    for key, text in texts:
+        answer = theirs.get(int(key)) or ""
+        if utf16_length(text) > 300 and utf16_length(answer) > 300:
+            a, b = (slop_metrics(t, words=words, trigrams=trigrams) for t in (text, answer))
+            assert a is not None and b is not None
+            diffs.append(a["slop_list_matches_per_1k_words"] - b["slop_list_matches_per_1k_words"])
+    row = next(r for r in paired["table"] if r["metric"] == "slop_list_matches_per_1k_words")
+    assert row["n"] == len(diffs) == paired["prompts"] > 0
+    assert row["difference"] == pytest.approx(sum(diffs) / len(diffs), rel=1e-12)
+    itself = score_texts(texts, SlopOptions(data=str(slop_data), against=str(mine))).extra("paired")
+    assert all(r["difference"] == 0 and r["p"] == 1.0 for r in itself["table"])
+    with pytest.raises(CrevalError, match="No prompt answered both"):
+        score_texts([("starter-c1", STORY)], options)

@@ -52,6 +52,10 @@ class SlopOptions(BenchmarkOptions):
         None, "Upstream's human_writing_profile.json (not released with the outputs) for the "
         "repetition score's human baseline; without it the over-used n-grams rank by count.",
         kind="scoring")
+    against: str | None = option(
+        None, "A released results file (results/<model>.json[.gz] of sam-paech/slop-score): "
+        "paired per-prompt tests of each text's metrics against that model's answer to the "
+        "same prompt (needs upstream's prompts).", kind="scoring")
 
 
 def _lists(options: SlopOptions) -> tuple[set[str], set[str]] | None:
@@ -105,8 +109,22 @@ def score_texts(texts: list[tuple[str, str]], options: SlopOptions) -> Scores:
     # each text's own value, under its own name: the headline is the pooled value (a ratio over
     # all texts), not the mean of these, so they give no interval around it
     per_item = {f"{m}_per_text": [r[m] for r in rows] for m in METRICS}
-    return Scores(headline=headline, table=rows, per_item=per_item, notes=notes).with_extra(
-        lists="upstream" if lists else None, human_profile=bool(options.human_profile))
+    sections: list[dict[str, Any]] = []
+    paired = None
+    if options.against:
+        from creval.benchmarks.slop.paired import paired_with_released
+
+        paired = paired_with_released(rows, options.against, words=words, trigrams=trigrams,
+                                      min_chars=options.min_chars)
+        sections.append({"title": f"Paired with {paired['against']} ({paired['prompts']} prompts)",
+                         "rows": paired["table"]})
+        notes.append(f"Paired per prompt with {paired['against']}: ours minus theirs over "
+                     f"{paired['prompts']} prompts both answered; p: sign-flip permutation test, "
+                     "p_holm: Holm-adjusted over the metrics.")
+    return Scores(headline=headline, table=rows, per_item=per_item, notes=notes,
+                  sections=sections).with_extra(
+        lists="upstream" if lists else None, human_profile=bool(options.human_profile),
+        paired=paired)
 
 
 @register_benchmark

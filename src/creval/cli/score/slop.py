@@ -31,6 +31,11 @@ def slop_texts(
     if per_text:
         typer.echo(markdown_table([{k: fmt(v) if isinstance(v, float) else v for k, v in row.items()}
                                    for row in scores.table]))
+    paired = scores.extra("paired")
+    if paired:
+        typer.echo(f"\nPaired with {paired['against']} over {paired['prompts']} prompts (ours - theirs):")
+        typer.echo(markdown_table([{k: fmt(v) if isinstance(v, float) else v for k, v in row.items()}
+                                   for row in paired["table"]]))
     if out is not None:
         import json  # as write_scores in .benchmarks (which imports this module)
 
