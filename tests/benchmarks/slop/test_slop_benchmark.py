@@ -84,6 +84,14 @@ def test_read_texts_forms(tmp_path: Path) -> None:
     results.write_bytes(gzip.compress(json.dumps(
         {"org/m": {"samples": [{"prompt_index": 7, "output": "C."}]}}).encode()))
     assert read_texts(results) == ([("7", "C.")], "results")
+    records = tmp_path / "records.jsonl"
+    records.write_text(json.dumps({"key": "slop-upstream-3", "status": "ok", "unit": {"id": "upstream-3"},
+                                   "output": {"text": "D."}}) + "\n" + json.dumps(
+        {"key": "slop-upstream-4", "status": "error", "unit": {"id": "upstream-4"}, "output": {"text": ""}})
+        + "\n" + json.dumps({"key": "slop-upstream-3", "status": "ok", "unit": {"id": "upstream-3"},
+                             "output": {"text": "E."}}),
+        encoding="utf-8")
+    assert read_texts(records) == ([("upstream-3", "E.")], "jsonl")  # the last line per unit
     bad = tmp_path / "b.jsonl"
     bad.write_text('{"words": 1}\n', encoding="utf-8")
     with pytest.raises(CrevalError, match="no text field"):

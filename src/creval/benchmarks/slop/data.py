@@ -146,7 +146,8 @@ _TEXT_FIELDS = ("text", "output", "answer", "response", "completion")
 def read_texts(path: Path) -> tuple[list[tuple[str, str]], str]:
     """``([(id, text)], form)`` from a file: upstream's results JSON (``{model: {samples:
     [{prompt_index, output}]}}``, gzipped or not; form ``results``), JSONL with a ``text``
-    (or ``output``, ``answer``, ``response``, ``completion``) field per line (``jsonl``), or
+    (or ``output``, ``answer``, ``response``, ``completion``) field per line, or a creval run's
+    ``records.jsonl`` (the text of each finished record, by its item id; ``jsonl``), or
     plain text, one text for the whole file (``text``)."""
     text = read_utf8(path)
     stripped = text.lstrip()
@@ -167,12 +168,21 @@ def read_texts(path: Path) -> tuple[list[tuple[str, str]], str]:
 
         rows = jsonl_objects(text.splitlines(), str(path))
         out = []
+        records: dict[str, tuple[str, str] | None] = {}  # a run's: the last line per unit counts
         for number, row in rows:
+            output, unit = row.get("output"), row.get("unit")
+            if isinstance(output, dict) and isinstance(output.get("text"), str):  # a run's record
+                ident = unit.get("id") if isinstance(unit, dict) else None
+                records[str(row.get("key", number))] = (
+                    (str(ident or row.get("key", number)), output["text"])
+                    if row.get("status", "ok") == "ok" else None)
+                continue
             field = next((f for f in _TEXT_FIELDS if isinstance(row.get(f), str)), None)
             if field is None:
                 raise CrevalError(f"{path}:{number}: no text field. Each line needs "
                                   '{"text": "..."} (or output, answer, response, completion).')
             out.append((str(row.get("id", row.get("key", number))), row[field]))
+        out += [text for text in records.values() if text is not None]
         return out, "jsonl"
     return [("1", text)], "text"
 
