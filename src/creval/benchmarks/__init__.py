@@ -3,6 +3,7 @@
 from creval.benchmarks import (  # noqa: F401  (register)
     aut,
     dat,
+    dieprobe,
     lotbench,
     metric_validity,
     neocoder,
@@ -10,6 +11,7 @@ from creval.benchmarks import (  # noqa: F401  (register)
     oogiri,
     openended,
     sat,
+    slop,
     ttct,
     ttcw,
 )

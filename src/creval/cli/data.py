@@ -55,6 +55,11 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "People's AUT responses with originality ratings and the published scorers' scores "
         "(Ocsai) from GitHub massivetexts/ocsai",
     ),
+    "slop": (
+        "creval.benchmarks.slop.data:fetch_slop",
+        "Slop score's 300 prompts, slop lists and published metrics from GitHub "
+        "sam-paech/slop-score (MIT), pinned commit",
+    ),
 }
 
 

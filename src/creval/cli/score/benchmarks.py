@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 import typer
 from typer.core import TyperGroup
 
+from creval.cli.score.slop import slop_texts
 from creval.errors import CrevalError
 
 # An input adapter is called as ``read(bench, options, **its own parameters)``; the first two
@@ -211,6 +212,7 @@ THIN_NAMES = {
     "sat": ThinName("sat", sat_pairs, also=("lang",)),
     "jcq": ThinName("jcq", jcq_judgements),
     "neocoder": ThinName("neocoder", neocoder_codes, also=("data",)),
+    "slop": ThinName("slop", slop_texts, also=("data",)),
 }
 
 
