@@ -216,3 +216,18 @@ def test_data_list_names_dat_100k_and_its_licence() -> None:
     done = creval("data", "list")
     line = next(x for x in done.stdout.splitlines() if x.startswith("dat-100k"))
     assert "GPL-3.0" in line and "AntoineBellemare/DAT_GPT" in line
+
+
+def test_cli_score_dat_prints_the_control_and_refuses_norms_for_its_scorer() -> None:
+    root = shared_data_path("dat-100k")
+    words = ["giraffe", "microscope", "volcano", "tambourine", "philosophy", "refrigerator",
+             "asteroid"]
+    done = creval("score", "dat", *words, "--random-lists", "50", "--random-pos", "any",
+                  env={NORMS_ENV: str(root)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = " ".join(done.stdout.split())  # the console wraps long lines
+    assert "Random-word control: the model's mean" in shown and "of 50 lists" in shown
+    assert "People's norms (dat-100k): not placed: this run's scorer is GloVe 6B 50d" in shown
+    refused = creval("score", "dat", *words, "--norms", str(root))
+    assert refused.returncode != 0
+    assert "--norms: the people's norms cannot be placed" in _error(refused.stdout + refused.stderr)

@@ -12,7 +12,6 @@ from creval.benchmarks.dat.noise import dat_noise
 from creval.benchmarks.dat.scoring import DATScorer
 from creval.benchmarks.dat.trials import add_attempts, resolve_attempts, trial_unit
 from creval.benchmarks.repeats import RepeatOptions, first_sample, repeat_key, repeat_meta
-from creval.errors import CrevalError
 from creval.judges.structured import as_text
 from creval.models.base import GenerateRequest
 from creval.records import Scores
@@ -111,15 +110,12 @@ class DAT(Benchmark[DATOptions]):
         (also when found by $CREVAL_DAT_HUMANS or ./data/dat-humans): ``creval verify``
         finds the people again by the digests recorded of it."""
         from creval.benchmarks.dat.humans import people_folder
-        from creval.benchmarks.dat.norms import norms_folder, scorer_mismatch
+        from creval.benchmarks.dat.norms import norms_folder, refuse_norms_request
 
         files = super().input_files(options)
         if (folder := people_folder(options.people, options.lang)) is not None:
             files["people"] = folder
-        if options.norms and options.lang == "en" and (
-                why := scorer_mismatch(options.vectors, options.dictionary)) is not None:
-            raise CrevalError(f"--norms: the people's norms cannot be placed: {why} (or drop "
-                              "--norms).")
+        refuse_norms_request(options)
         if (norms := norms_folder(options.norms, options.lang)) is not None:
             files["norms"] = norms
         return files
@@ -171,13 +167,6 @@ class DAT(Benchmark[DATOptions]):
         scores = add_attempts(scores, records, resolve_attempts(options.attempts, options.lang))
         return dat_noise(scores, records, options)
 
-    def _against_chance_and_people(self, scores: Scores, scorer: DATScorer,
-                                   options: DATOptions) -> Scores:
-        """The random-word control and the 100,000 people's norms beside the run's scores."""
-        from creval.benchmarks.dat.chance import add_random_control
-        from creval.benchmarks.dat.norms import place_in_norms
-
-        return place_in_norms(add_random_control(scores, scorer, options), options)
 
     def _score_answers(self, records: list[Record], options: DATOptions) -> Scores:
         from creval.benchmarks.dat.people import place_among_people
@@ -186,14 +175,23 @@ class DAT(Benchmark[DATOptions]):
         texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
         if not options.constrain_answers:
             scores = place_among_people(scorer.score_answers(texts), scorer, options.people)
-            return self._against_chance_and_people(scores, scorer, options)
+            return against_chance_and_people(scores, scorer, options)
         scores = scorer.score_answers([(key, as_text(t, render_word_list)) for key, t in texts])
         scores.notes.append(
             f"Answers constrained to a JSON list of {options.words} words (--constrain-answers): "
             "the tested model's output was shaped, unlike the paper's free answers."
         )
         scores = place_among_people(scores, scorer, options.people)
-        return self._against_chance_and_people(scores, scorer, options)
+        return against_chance_and_people(scores, scorer, options)
+
+
+def against_chance_and_people(scores: Scores, scorer: DATScorer, options: DATOptions) -> Scores:
+    """The random-word control and the 100,000 people's norms beside DAT scores (a run's, or
+    lists scored by ``creval score dat``)."""
+    from creval.benchmarks.dat.chance import add_random_control
+    from creval.benchmarks.dat.norms import place_in_norms
+
+    return place_in_norms(add_random_control(scores, scorer, options), options)
 
 
 def word_list_schema(words: int, lang: str = "en") -> dict[str, Any]:

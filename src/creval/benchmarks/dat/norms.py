@@ -248,6 +248,14 @@ def place_in_norms(scores: Scores, options: DATOptions) -> Scores:
     return updated.with_extra(norms=extra)
 
 
+def refuse_norms_request(options: DATOptions) -> None:
+    """A one-line error when the norms are asked for (``--norms``) under a scorer that did not
+    score the people; nothing otherwise."""
+    if options.norms and options.lang == "en" and (
+            why := scorer_mismatch(options.vectors, options.dictionary)) is not None:
+        raise CrevalError(f"--norms: the people's norms cannot be placed: {why} (or drop --norms).")
+
+
 def norms_folder(path: str | None, lang: str) -> Path | None:
     """The dat-100k folder an English run reads (for the manifest's digests). A folder named
     explicitly (``--norms`` or ``$CREVAL_DAT_100K``) that is missing or changed is a one-line
