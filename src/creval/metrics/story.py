@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["divergent_semantic_integration", "lempel_ziv_complexity"]
+__all__ = ["PartialCorrelation", "divergent_semantic_integration", "lempel_ziv_complexity",
+           "partial_pearson"]
 
 
 def _lz_count(s: Sequence[int]) -> int:
@@ -122,3 +124,50 @@ def divergent_semantic_integration(vectors: Any) -> float:
     similarity = unit @ unit.T
     rows, cols = np.tril_indices(matrix.shape[0], k=-1)
     return float(np.mean(1.0 - similarity[rows, cols]))
+
+
+@dataclass(frozen=True)
+class PartialCorrelation:
+    """Pearson's ``r`` of ``x`` and ``y`` with ``control`` held fixed, its Fisher interval
+    (standard error ``1 / sqrt(n - 4)``: one variable controlled) and ``n``."""
+
+    r: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+
+
+def partial_pearson(x: Sequence[float], y: Sequence[float], control: Sequence[float], *,
+                    confidence: float = 0.95) -> PartialCorrelation:
+    """The correlation of ``x`` and ``y`` once the linear part of ``control`` is removed from
+    both (for a story metric and raters' scores: with the story's length held fixed), from the
+    three pairwise correlations: ``(r_xy - r_xc r_yc) / sqrt((1 - r_xc^2)(1 - r_yc^2))``.
+
+    Examples
+    --------
+    ``y`` follows ``control`` exactly and ``x`` only through it: nothing is left.
+
+    >>> p = partial_pearson([1.0, 2.0, 3.0, 5.0, 4.0], [2.0, 4.0, 6.0, 8.0, 10.0],
+    ...                     [1.0, 2.0, 3.0, 4.0, 5.0])
+    >>> round(p.r, 6), p.n
+    (0.0, 5)
+    """
+    from scipy.stats import norm
+
+    data = np.asarray([x, y, control], dtype=np.float64)
+    if data.ndim != 2 or data.shape[1] < 4:
+        raise ValueError("x, y and control must be equal-length sequences of at least 4 numbers.")
+    if not np.isfinite(data).all():
+        raise ValueError("x, y and control must be finite.")
+    if (data.std(axis=1) == 0).any():
+        raise ValueError("x, y and control must each vary: a constant has no correlation.")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}.")
+    c = np.corrcoef(data)
+    r_xy, r_xc, r_yc = c[0, 1], c[0, 2], c[1, 2]
+    r = float((r_xy - r_xc * r_yc) / math.sqrt((1 - r_xc**2) * (1 - r_yc**2)))
+    n = data.shape[1]
+    z, half = math.atanh(max(min(r, 1 - 1e-12), -1 + 1e-12)), norm.ppf(0.5 + confidence / 2)
+    se = 1 / math.sqrt(n - 4) if n > 4 else math.inf
+    return PartialCorrelation(r, math.tanh(z - half * se), math.tanh(z + half * se), n, confidence)

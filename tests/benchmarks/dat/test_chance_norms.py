@@ -231,3 +231,24 @@ def test_cli_score_dat_prints_the_control_and_refuses_norms_for_its_scorer() -> 
     refused = creval("score", "dat", *words, "--norms", str(root))
     assert refused.returncode != 0
     assert "--norms: the people's norms cannot be placed" in _error(refused.stdout + refused.stderr)
+
+
+def test_story_metrics_against_the_raters() -> None:
+    from creval.benchmarks.dat.stories import STORIES_FILE, story_validity
+
+    root = shared_data_path("dat-100k")
+    rows = {(r["metric"], r["rater"]): r for r in story_validity(root)}
+    import csv
+
+    with (root / STORIES_FILE).open(encoding="utf-8", newline="") as handle:
+        rated = [r for r in csv.DictReader(handle) if r["StoryRaterMean"]]
+    dsi = [float(r["DSI"]) for r in rated]
+    people = [float(r["StoryRaterMean"]) for r in rated]
+    row = rows[("DSI", "people (mean of 5 raters)")]
+    assert row["n"] == len(rated) == 179
+    assert row["pearson"]["r"] == pytest.approx(stats.pearsonr(dsi, people).statistic)
+    assert row["spearman"]["r"] == pytest.approx(stats.spearmanr(dsi, people).statistic)
+    lz = rows[("Lempel-Ziv (normalised)", "people (mean of 5 raters)")]
+    # Lempel-Ziv does not track the raters once length is held fixed: its interval holds 0
+    assert lz["pearson"]["r"] < 0 and lz["partial_length"]["low"] < 0 < lz["partial_length"]["high"]
+    assert row["partial_length"]["low"] > 0.4
