@@ -57,7 +57,7 @@ def test_lempel_ziv_refuses_what_it_cannot_read() -> None:
     with pytest.raises(ValueError, match="at least 2"):
         lempel_ziv_complexity("a")
     with pytest.raises(ValueError, match="text or a sequence"):
-        lempel_ziv_complexity(b"ab")  # type: ignore[arg-type]
+        lempel_ziv_complexity(b"ab")
 
 
 def test_dsi_is_the_mean_pairwise_cosine_distance() -> None:

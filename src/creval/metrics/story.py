@@ -164,7 +164,7 @@ def partial_pearson(x: Sequence[float], y: Sequence[float], control: Sequence[fl
         raise ValueError("x, y and control must each vary: a constant has no correlation.")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}.")
-    c = np.corrcoef(data)
+    c = np.atleast_2d(np.asarray(np.corrcoef(data), dtype=np.float64))
     r_xy, r_xc, r_yc = c[0, 1], c[0, 2], c[1, 2]
     r = float((r_xy - r_xc * r_yc) / math.sqrt((1 - r_xc**2) * (1 - r_yc**2)))
     n = data.shape[1]

