@@ -254,3 +254,26 @@ def test_story_metrics_against_the_raters() -> None:
     # Lempel-Ziv does not track the raters once length is held fixed: its interval holds 0
     assert lz["pearson"]["r"] < 0 and lz["partial_length"]["low"] < 0 < lz["partial_length"]["high"]
     assert row["partial_length"]["low"] > 0.4
+
+
+def test_python_api_run_gives_the_control_and_refuses_explicit_norms(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import creval
+
+    root = shared_data_path("dat-100k")
+    monkeypatch.setenv(NORMS_ENV, str(root))
+    prompt = tmp_path / "copy.txt"
+    prompt.write_text("Repeat these ten words as a list: cat, violin, tomato, glacier, ladder, "
+                      "justice, magnet, blanket, volcano, pencil\n", encoding="utf-8")
+    result = creval.evaluate("dat", model="local", out=tmp_path / "run", trials=2,
+                             temperature=0.0, constrain_answers=True, prompt_file=str(prompt),
+                             random_lists=100, random_pos="any")
+    scores = result["dat"].scores
+    assert scores.headline["valid_trials"] >= 1
+    control = scores.extra("random_control")
+    assert control["n_random"] == 100 and control["drawn"]["pos"] == "any"
+    assert 0.0 <= scores.headline["chance_percentile"] <= 100.0
+    assert scores.extra("norms")["refused"].startswith("this run's scorer is GloVe 6B 50d")
+    with pytest.raises(CrevalError, match="--norms: the people's norms cannot be placed"):
+        creval.evaluate("dat", model="local", out=tmp_path / "run2", trials=1, norms=str(root))
+    assert not (tmp_path / "run2" / "records.jsonl").exists()
