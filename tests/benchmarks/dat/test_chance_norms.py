@@ -277,3 +277,35 @@ def test_python_api_run_gives_the_control_and_refuses_explicit_norms(
     with pytest.raises(CrevalError, match="--norms: the people's norms cannot be placed"):
         creval.evaluate("dat", model="local", out=tmp_path / "run2", trials=1, norms=str(root))
     assert not (tmp_path / "run2" / "records.jsonl").exists()
+
+
+def test_the_lziv_validity_statement_is_the_one_computed() -> None:
+    from creval.benchmarks.dat.stories import LZIV_VALIDITY, story_validity
+
+    rows = {(r["metric"], r["rater"]): r for r in story_validity(shared_data_path("dat-100k"))}
+    lz = rows[("Lempel-Ziv (normalised)", "people (mean of 5 raters)")]
+    p, fixed = lz["pearson"], lz["partial_length"]
+    assert f"on {lz['n']} human flash fictions" in LZIV_VALIDITY
+    assert f"r = {p['r']:.2f} [{p['low']:.2f}, {p['high']:.2f}]" in LZIV_VALIDITY
+    assert f"and {fixed['r']:.2f} [{fixed['low']:.2f}, {fixed['high']:.2f}] with length" in LZIV_VALIDITY
+
+
+def test_cli_score_lziv_and_its_bad_inputs(tmp_path: Path) -> None:
+    from creval.metrics.story import lempel_ziv_complexity
+
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"text": "Once upon a time a cat met a dog."}\n{"text": "x"}\n', encoding="utf-8")
+    done = creval("score", "lziv", str(texts))
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert rows[0]["lziv"] == pytest.approx(lempel_ziv_complexity("Once upon a time a cat met a dog."))
+    assert rows[1]["excluded"] == "fewer than 2 characters"
+    assert "Lempel-Ziv does not track people" in done.stdout + done.stderr
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes('{"text": "café"}\n'.encode("latin-1"))
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    for path, said in ((latin1, "is not UTF-8 text"), (empty, "holds no texts: give it")):
+        bad = creval("score", "lziv", str(path))
+        assert bad.returncode != 0
+        assert said in _error(bad.stdout + bad.stderr)
