@@ -48,17 +48,22 @@ def _noun_pool(vocabulary: list[str], size: int, seed: int) -> tuple[list[str], 
         return vocabulary, {"pos": "any", "why": "spaCy is not installed (pip install "
                             "'creval[pos]'): random words, not only nouns"}
     from creval.errors import CrevalError
-    from creval.pos import get_tagger
+    from creval.pos.spacy_tagger import SpacyTagger
 
     sample = list(draw_random_lists(vocabulary, lists=1, words=min(size, len(vocabulary)),
                                     seed=seed)[0])
-    tagger = get_tagger("spacy", batch_size=256)
+    tagger = SpacyTagger(batch_size=1000)
     try:
-        tagged = tagger.tag(sample)
+        nlp = tagger.nlp
     except CrevalError as exc:  # no English pipeline: said, and the control still computed
         return vocabulary, {"pos": "any", "why": f"{exc} Random words, not only nouns"}
-    nouns = [w for w, t in zip(sample, tagged, strict=True)
-             if len(t) == 1 and len(t[0]) == 1 and t[0][0][1] in NOUN_TAGS]
+    # one word a text: only the tagger runs (no parser: there is no sentence to split), and
+    # the words are not kept in the POS disk cache (this module caches the scores instead)
+    disabled = [p for p in nlp.pipe_names if p not in ("tok2vec", "tagger")]
+    with nlp.select_pipes(disable=disabled):
+        docs = list(nlp.pipe(sample, batch_size=1000))
+    nouns = [w for w, doc in zip(sample, docs, strict=True)
+             if len(doc) == 1 and doc[0].tag_ in NOUN_TAGS]
     return nouns, {"pos": "nouns", "tagger": tagger.spec, "tags": list(NOUN_TAGS),
                    "candidates": len(sample), "nouns": len(nouns)}
 

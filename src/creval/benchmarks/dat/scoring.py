@@ -105,7 +105,13 @@ class DATScorer:
                 return dat_all_valid(normal, is_valid=check, embed=vectors.vectors,
                                      expected=options.words)
         def accepted() -> list[str]:
-            return sorted(w for w in dictionary if w in vocabulary and w not in placeholders)
+            # set operations, not a lookup per word: the dictionary has ~500,000 entries
+            known = set(vectors.words)
+            if vectors.lowercase:
+                found = {w for w in dictionary if w.lower() in known}
+            else:
+                found = set(dictionary) & known
+            return sorted(found - placeholders)
 
         return cls(variant, "en", options.words, options.minimum, score, resources,
                    placeholders=placeholders, words_accepted=accepted)
