@@ -309,3 +309,19 @@ def test_cli_score_lziv_and_its_bad_inputs(tmp_path: Path) -> None:
         bad = creval("score", "lziv", str(path))
         assert bad.returncode != 0
         assert said in _error(bad.stdout + bad.stderr)
+
+
+def test_fetch_dat_100k_checks_every_digest(tmp_path: Path) -> None:
+    from _upstream import serve_upstream
+
+    from creval.benchmarks.dat.norms import fetch_dat_100k
+
+    files = {name: (name, digest) for name, digest in FILES.items()}
+    with serve_upstream(shared_data_path("dat-100k"), files, tmp_path / "served") as (url, served):
+        dest = fetch_dat_100k(tmp_path / "dest", base_url=url)
+        assert resolve_norms_root(dest) == dest  # what was fetched is what the run accepts
+        assert "GNU GENERAL PUBLIC LICENSE" in (dest / "LICENSE").read_text(encoding="utf-8")
+        with (served / NORMS_FILE).open("a", encoding="utf-8") as handle:
+            handle.write("US,20s,f,99.0\n")
+        with pytest.raises(CrevalError, match="expected SHA-256"):
+            fetch_dat_100k(tmp_path / "again", base_url=url)
