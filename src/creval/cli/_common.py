@@ -183,7 +183,12 @@ def read_texts(path: Path, field: str) -> list[tuple[str, str]]:
 
     if not path.is_file():
         raise CrevalError(f"{path} does not exist. Pass a JSONL file with a {field!r} field per line.")
-    rows = jsonl_objects(path.read_text(encoding="utf-8").splitlines(), str(path))
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise CrevalError(f"{path} is not UTF-8 text (byte {exc.start}): save it as UTF-8 "
+                          "(e.g. iconv -t UTF-8) and run again.") from None
+    rows = jsonl_objects(lines, str(path))
     out = []
     for number, row in rows:
         text = row.get(field)
@@ -191,7 +196,8 @@ def read_texts(path: Path, field: str) -> list[tuple[str, str]]:
             raise CrevalError(f"{path}:{number}: no string field {field!r}. Pass --text-field NAME.")
         out.append((str(row.get("id", number)), text))
     if not out:
-        raise CrevalError(f"{path} holds no texts.")
+        raise CrevalError(f"{path} holds no texts: give it one JSON object with a {field!r} "
+                          "field per line.")
     return out
 
 

@@ -45,6 +45,11 @@ FETCHERS: dict[str, tuple[str, str]] = {
         "People's DAT word lists (Olson et al. 2021) and five models' lists from GitHub "
         "DingNLab/probing_creativity",
     ),
+    "dat-100k": (
+        "creval.benchmarks.dat.norms:fetch_dat_100k",
+        "100,000 people's DAT norms (age band, sex, country), DAT with AUT, random-word DAT "
+        "from GitHub AntoineBellemare/DAT_GPT (GPL-3.0: fetched, never shipped)",
+    ),
     "ttcw": (
         "creval.benchmarks.ttcw.fetch:fetch_ttcw",
         "TTCW tests, stories, expert verdicts and released LLM judges from GitHub "

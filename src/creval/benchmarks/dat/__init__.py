@@ -68,6 +68,21 @@ class DATOptions(RepeatOptions):
         "(human_percentile). Default: $CREVAL_DAT_HUMANS, else ./data/dat-humans if present.",
         kind="scoring",
     )
+    random_lists: int = option(
+        1000, "Random-word control: lists of random nouns from the scorer's own vocabulary, "
+        "scored with the same scorer and rules (seeded by --seed, else 0); 0: none.",
+        kind="scoring", ge=0,
+    )
+    random_pos: Literal["nouns", "any"] = option(
+        "nouns", "Random-word control: draw nouns (spaCy tags of each word alone) or any word "
+        "of the vocabulary (Bellemare-Pepin et al.'s control).", kind="scoring",
+    )
+    norms: str | None = option(
+        None, "The dat-100k folder (`creval data fetch dat-100k`): 100,000 people's DAT norms "
+        "by age band, sex and country, placed only under the scorer that scored them (GloVe "
+        "840B, Olson's words.txt). Default: $CREVAL_DAT_100K, else ./data/dat-100k if present.",
+        kind="scoring",
+    )
     constrain_answers: bool = option(
         False, "Constrain the tested model's answer to a JSON list of --words single words "
         "(backends with structured output only; the report says so). Default: free answers.",
@@ -106,10 +121,14 @@ class DAT(Benchmark[DATOptions]):
         (also when found by $CREVAL_DAT_HUMANS or ./data/dat-humans): ``creval verify``
         finds the people again by the digests recorded of it."""
         from creval.benchmarks.dat.humans import people_folder
+        from creval.benchmarks.dat.norms import norms_folder, refuse_norms_request
 
         files = super().input_files(options)
         if (folder := people_folder(options.people, options.lang)) is not None:
             files["people"] = folder
+        refuse_norms_request(options)
+        if (norms := norms_folder(options.norms, options.lang)) is not None:
+            files["norms"] = norms
         return files
 
     def plan_answer(self, options: DATOptions, role: str) -> str | None:
@@ -159,19 +178,31 @@ class DAT(Benchmark[DATOptions]):
         scores = add_attempts(scores, records, resolve_attempts(options.attempts, options.lang))
         return dat_noise(scores, records, options)
 
+
     def _score_answers(self, records: list[Record], options: DATOptions) -> Scores:
         from creval.benchmarks.dat.people import place_among_people
 
         scorer = DATScorer.from_options(options)
         texts = [(r.key, r.output.get("text", "")) for r in records if r.status == "ok"]
         if not options.constrain_answers:
-            return place_among_people(scorer.score_answers(texts), scorer, options.people)
+            scores = place_among_people(scorer.score_answers(texts), scorer, options.people)
+            return against_chance_and_people(scores, scorer, options)
         scores = scorer.score_answers([(key, as_text(t, render_word_list)) for key, t in texts])
         scores.notes.append(
             f"Answers constrained to a JSON list of {options.words} words (--constrain-answers): "
             "the tested model's output was shaped, unlike the paper's free answers."
         )
-        return place_among_people(scores, scorer, options.people)
+        scores = place_among_people(scores, scorer, options.people)
+        return against_chance_and_people(scores, scorer, options)
+
+
+def against_chance_and_people(scores: Scores, scorer: DATScorer, options: DATOptions) -> Scores:
+    """The random-word control and the 100,000 people's norms beside DAT scores (a run's, or
+    lists scored by ``creval score dat``)."""
+    from creval.benchmarks.dat.chance import add_random_control
+    from creval.benchmarks.dat.norms import place_in_norms
+
+    return place_in_norms(add_random_control(scores, scorer, options), options)
 
 
 def word_list_schema(words: int, lang: str = "en") -> dict[str, Any]:

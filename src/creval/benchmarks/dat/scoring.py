@@ -42,6 +42,17 @@ class DATScorer:
     check_words: Callable[[Sequence[str]], str | None] | None = None
     #: Answers that copy the prompt's placeholder word are invalid.
     placeholders: frozenset[str] = frozenset()
+    #: The words this scorer accepts, sorted (English: dictionary words with a vector), for
+    #: the random-word control; None where the scorer has no word list (Japanese).
+    words_accepted: Callable[[], list[str]] | None = None
+
+    def vocabulary(self) -> list[str]:
+        """The sorted words this scorer accepts (:attr:`words_accepted`)."""
+        if self.words_accepted is None:
+            from creval.errors import CrevalError
+
+            raise CrevalError(f"The {self.lang} DAT scorer has no word list to draw random words from.")
+        return self.words_accepted()
 
     def invalid_reason(self, text: str) -> str | None:
         """Why the answer ``text`` is not a valid trial, or None when it is."""
@@ -93,8 +104,17 @@ class DATScorer:
                 normal = [olson_validate(w, vocabulary) or w for w in words]
                 return dat_all_valid(normal, is_valid=check, embed=vectors.vectors,
                                      expected=options.words)
+        def accepted() -> list[str]:
+            # set operations, not a lookup per word: the dictionary has ~500,000 entries
+            known = set(vectors.words)
+            if vectors.lowercase:
+                found = {w for w in dictionary if w.lower() in known}
+            else:
+                found = set(dictionary) & known
+            return sorted(found - placeholders)
+
         return cls(variant, "en", options.words, options.minimum, score, resources,
-                   placeholders=placeholders)
+                   placeholders=placeholders, words_accepted=accepted)
 
     @classmethod
     def _japanese(cls, options: DATOptions, variant: str) -> DATScorer:

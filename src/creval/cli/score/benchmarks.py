@@ -51,7 +51,12 @@ def dat_words(
 
     lists = read_word_lists(words or [], file)
     scorer = DATScorer.from_options(options)
+    from creval.benchmarks.dat import against_chance_and_people
+    from creval.benchmarks.dat.norms import refuse_norms_request
+
+    refuse_norms_request(options)
     scores = place_among_people(scorer.score_lists(lists), scorer, options.people)
+    scores = against_chance_and_people(scores, scorer, options)
     table = Table("trial", "score", "words used", "invalid")
     for row in scores.table:
         table.add_row(row["key"], fmt(row["score"]), escape(row["used"]), escape(row["invalid"]))
@@ -59,7 +64,8 @@ def dat_words(
     console.print(table)
     console.print(" ".join(f"{k}={fmt(v)}" for k, v in scores.headline.items()))
     for note in scores.notes:
-        if note.startswith("People's percentile"):
+        if note.startswith(("People's percentile", "Random-word control", "People's norms",
+                            "People's DAT-AUT")):
             console.print(escape(note))
 
 

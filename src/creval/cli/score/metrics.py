@@ -213,6 +213,22 @@ def score_sns(
     write_rows(rows, out, f"sns: {len(values)} scored, {len(rows) - len(values)} excluded ({judge}, {embedder})")
 
 
+def score_lziv(file: TextsFile, text_field: TextField = "text", out: Out = None) -> None:
+    """Lempel-Ziv complexity of each text (characters, normalised as Bellemare-Pepin et al.),
+    printed with its agreement with people's ratings (it does not track them)."""
+    from creval.benchmarks.dat.stories import LZIV_VALIDITY
+    from creval.metrics.story import lempel_ziv_complexity
+
+    rows: list[dict[str, Any]] = []
+    for text_id, text in read_texts(file, text_field):
+        rows.append({"id": text_id, "lziv": lempel_ziv_complexity(text)} if len(text) >= 2
+                    else {"id": text_id, "excluded": "fewer than 2 characters"})
+    scored = [float(r["lziv"]) for r in rows if "lziv" in r]
+    mean = round(sum(scored) / len(scored), 4) if scored else None
+    write_rows(rows, out, f"lziv: {len(scored)} scored, {len(rows) - len(scored)} excluded, "
+                          f"mean {mean}. {LZIV_VALIDITY}")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``ci``, ``templates``, ``ppl``, ``judge`` and ``sns`` to ``creval score``."""
     app.command("ci")(score_ci)
@@ -222,3 +238,4 @@ def register(app: typer.Typer) -> None:
     app.command("ppl")(score_ppl)
     app.command("judge")(score_judge)
     app.command("sns")(score_sns)
+    app.command("lziv")(score_lziv)
