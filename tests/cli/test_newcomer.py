@@ -8,8 +8,18 @@ from typing import Any
 
 import pytest
 from _cli import creval
+from _servers import ChatServer, scripted_dat_run
 
 NOWHERE = ["--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1"]
+WORDS = ["cat, dog, thimble, violin, tomato, hippo, jumper, machinery, prickle, tickets",
+         "volcano, spoon, justice, giraffe, umbrella, algebra, velvet, harbor, pepper, saxophone"]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("runs")
+    return (scripted_dat_run(root, "a", WORDS, trials=3),
+            scripted_dat_run(root, "b", WORDS[::-1], trials=3))
 
 
 def _said(done: Any) -> str:
@@ -42,3 +52,81 @@ def test_impossible_timeout_or_concurrency_is_refused(tmp_path: Path, option: li
     assert f"Invalid value for '{option[0]}'" in _said(done)
     assert "Cannot reach" not in _said(done)
     assert not (tmp_path / "r").exists()
+
+
+# 2. a mistyped path among the runs ----------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["compare", "rank"])
+def test_a_missing_run_path_is_named(two_runs: tuple[Path, Path], command: str) -> None:
+    missing = two_runs[0].parent / "nothere"
+    done = creval(command, *map(str, two_runs), str(missing))
+    assert done.returncode == 2
+    assert f"{missing} does not exist" in _said(done)
+    assert "| openai:a" not in done.stdout  # not tabled without it
+
+
+# 3. compare --html of profiles ----------------------------------------------------------------
+
+def test_compare_of_profiles_writes_the_html_page(tmp_path: Path) -> None:
+    server = ChatServer(reply=lambda body: (200, WORDS[0]))
+    try:
+        profiles = []
+        for name in ("x", "y"):
+            out = tmp_path / name
+            done = creval("profile", "--model", f"openai:{name}", "--base-url", server.url,
+                          "--only", "dat", "--size", "smoke", "--set", "dat.trials=3",
+                          "--no-progress", "--out", str(out))
+            assert done.returncode == 0, done.stderr
+            profiles.append(str(out))
+    finally:
+        server.close()
+    page = tmp_path / "board.html"
+    done = creval("compare", *profiles, "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    assert "DAT score" in html and "openai:x" in html and "openai:y" in html
+
+
+# 5. creval report rewrites report.html too ----------------------------------------------------
+
+def test_report_rewrites_both_pages(two_runs: tuple[Path, Path]) -> None:
+    run = two_runs[0]
+    (run / "report.html").write_text("stale")
+    done = creval("report", str(run))
+    assert done.returncode == 0, done.stderr
+    assert (run / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert "report.html" in done.stdout
+
+
+# 6. sweep names the unknown benchmark and suggests the option ---------------------------------
+
+def test_sweep_of_a_misspelled_benchmark_with_its_options(tmp_path: Path) -> None:
+    done = creval("sweep", "dta", "--values", "temperature=0.2,0.7", "--trials", "3",
+                  "--out", str(tmp_path / "s"))
+    assert done.returncode == 2
+    assert "Unknown benchmark 'dta'" in _said(done) and "Did you mean 'dat'?" in _said(done)
+    assert "No such option" not in _said(done)
+
+
+def test_sweep_of_a_misspelled_option_suggests_it(tmp_path: Path) -> None:
+    done = creval("sweep", "dat", "--values", "tempreature=0.2,0.7", "--out", str(tmp_path / "s"))
+    assert done.returncode == 2
+    assert "no option --tempreature to sweep. Did you mean temperature?" in _said(done)
+
+
+# 13. a manifest of {} ----------------------------------------------------------------------------
+
+@pytest.mark.unverified_runs("a manifest of {} on purpose: not a run")
+def test_an_empty_manifest_is_one_line(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text("{}")
+    (run / "records.jsonl").write_text("")
+    done = creval("report", str(run))
+    assert done.returncode == 2
+    said = _said(done)
+    assert "is not a creval manifest (no benchmark, model_spec)" in said
+    assert "pydantic" not in said and len(done.stderr.strip().splitlines()) == 1
+    done = creval("verify", str(run))
+    assert done.returncode != 0
+    assert "names no benchmark" in _said(done) and "None" not in _said(done)

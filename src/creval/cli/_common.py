@@ -121,9 +121,12 @@ def check_own_options(ctx: Any, args: list[str], names: list[str]) -> None:
     would otherwise be reported as a benchmark option ("Did you mean --concurrency?")."""
     import difflib
 
-    from creval.benchmarks.base import registry
+    from creval.benchmarks.base import get_benchmark, registry
 
     known = registry()
+    for name in names:
+        if name not in known:
+            get_benchmark(name)  # an unknown benchmark is named first ("Did you mean 'dat'?")
     benches = [known[n] for n in names if n in known]
     theirs = {f for b in benches for f in b.Options.model_fields}
     roles = {r for b in benches for r in b.extra_roles}

@@ -12,9 +12,10 @@ from creval.errors import CrevalError
 
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    html: Annotated[bool, typer.Option("--html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path.")] = False,
+    html: Annotated[bool, typer.Option("--html/--no-html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path; --no-html leaves it as it was.")] = True,
 ) -> None:
-    """Write report.md again from a run directory's manifest and scores, and print it."""
+    """Write report.md and report.html again from a run directory's manifest and scores, and
+    print report.md."""
     from creval.reader import read_run
     from creval.report.markdown import write_report
 
@@ -65,7 +66,7 @@ def compare(
                        published_data=published_data, as_json=as_json)
         return
     if run_dirs and all((d / PROFILE).is_file() for d in run_dirs):
-        _compare_profiles(run_dirs, csv, strict=strict)
+        _compare_profiles(run_dirs, csv, strict=strict, html=html)
         return
     if not 0 < confidence < 1:
         raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
@@ -109,7 +110,8 @@ def _grouped_boards(run_dirs: list[Path], *, confidence: float,
     return boards, notes
 
 
-def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = False) -> None:
+def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = False,
+                      html: Path | None = None) -> None:
     """``creval compare PROFILE_DIR...``: the models ranked per measure, with intervals;
     a benchmark the profiles measured differently is ranked per group, the differences said."""
     from creval.evaluation.compare.run_groups import profile_groups
@@ -139,6 +141,11 @@ def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = Fals
         typer.echo("\n".join(f"- {n}" for n in notes))
     if csv is not None:
         profiles.df().to_csv(csv, index=False)
+    if html is not None:
+        from creval.report.leaderboard import to_html
+        from creval.report.profile_compare import profile_boards
+
+        html.write_text(to_html(profile_boards(rows)), encoding="utf-8")
 
 
 def correlate(
