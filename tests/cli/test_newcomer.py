@@ -130,3 +130,37 @@ def test_an_empty_manifest_is_one_line(tmp_path: Path) -> None:
     done = creval("verify", str(run))
     assert done.returncode != 0
     assert "names no benchmark" in _said(done) and "None" not in _said(done)
+
+
+# 11. the family rule of rank names the rated model as rank labels it ------------------------------
+
+def _ttct_run(out: Path, url: str) -> str:
+    done = creval("run", "ttct", "--model", "openai:gpt-4o-mini", "--judge", "openai:j",
+                  "--base-url", url, "--limit", "2", "--allow-no-score", "--no-progress",
+                  "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return str(out)
+
+
+def test_rank_family_rule_names_the_rated_model_whole(tmp_path: Path) -> None:
+    server = ChatServer(reply=lambda body: (200, "A kite that carries a lighthouse keeper."))
+    try:
+        runs = [_ttct_run(tmp_path / side / "ttct", server.url) for side in ("a", "b")]
+        done = creval("rank", *runs, "--judge", "openai:gpt-4o", "--judge-base-url", server.url,
+                      "--out", str(tmp_path / "rank"))
+    finally:
+        server.close()
+    assert done.returncode == 2
+    said = _said(done)
+    assert "as the rated model openai:gpt-4o-mini (a/ttct) (by their specs" in said
+    assert "as the rated model ttct)" not in said
+
+
+# 14. a subset of upstream data names the benchmark, the option and the fetch ---------------------
+
+def test_paper_profile_plan_says_how_to_get_macgyver(tmp_path: Path) -> None:
+    done = creval("profile", *NOWHERE, "--size", "paper", "--plan", "--out", str(tmp_path / "p"))
+    assert done.returncode == 2
+    said = _said(done)
+    assert "macgyver" in said and "creval data fetch macgyver" in said
+    assert "--set macgyver.source=" in said
