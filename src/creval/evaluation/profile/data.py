@@ -73,7 +73,7 @@ def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int 
     >>> s = Scores(headline={"x": 0.5}, per_item={"x": [0.0, 1.0, 0.5, 0.5, None] * 3})
     >>> low, high, n, how = interval(s, "x")
     >>> n, low < 0.5 < high, how
-    (12, True, "t interval with Hall's skewness correction over 12 items (95%)")
+    (12, True, "union of the t interval and the t interval with Hall's skewness correction over 12 items (95%)")
     >>> interval(Scores(headline={"x": 0.6667}, per_item={"x": [0.6667]}), "x")
     (None, None, 1, 'n=1: too few items for an interval (needs 10)')
     """
