@@ -164,3 +164,20 @@ def test_paper_profile_plan_says_how_to_get_macgyver(tmp_path: Path) -> None:
     said = _said(done)
     assert "macgyver" in said and "creval data fetch macgyver" in said
     assert "--set macgyver.source=" in said
+
+
+# intervals and labels: the words say what was shown ---------------------------------------------
+
+def test_compare_help_names_the_interval_it_prints() -> None:
+    done = creval("compare", "--help", env={"COLUMNS": "200"})
+    assert done.returncode == 0
+    assert "bootstrap" not in _said(done).lower()
+    assert "Clopper-Pearson" in _said(done)
+
+
+def test_an_interval_holding_0_is_not_called_chance_agreement() -> None:
+    from creval.benchmarks.ttcw.scoring import NOT_DISCRIMINATING
+
+    text = NOT_DISCRIMINATING.format(kappa=0.05, low=-0.1, high=0.2)
+    assert "not shown to agree with the experts better than chance" in text
+    assert "no better than chance" not in text

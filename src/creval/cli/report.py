@@ -34,7 +34,7 @@ def compare(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders holding runs) of several models, or profile directories (creval profile) to rank models across the battery.")],
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
     html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
-    confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
+    confidence: Annotated[float, typer.Option(help="Level of the confidence intervals of each measure's mean over items (t with Hall's skewness correction; Clopper-Pearson for a share of 0/1 items).")] = 0.95,
     published: Annotated[bool, typer.Option("--published", help="Compare one run or profile item by item with each published model on the same items (paired difference, interval, p, p after Holm, detectable difference); English DAT unpaired among five released models and people, re-scored by the run's scorer.")] = False,
     paired: Annotated[bool, typer.Option("--paired", help="Compare two runs (A B) item by item on the items both measured (DAT: unpaired); the verdict is B's standing.")] = False,
     published_data: Annotated[Path | None, typer.Option("--published-data", help="With --published: the released per-item results (JCQ-judge's judgements folder, or NeoCoder's data) when not beside the run's data.")] = None,
@@ -46,8 +46,8 @@ def compare(
     permutations: Annotated[int, typer.Option(help="With --homogeneity: label permutations per test.")] = 1000,
     strict: Annotated[bool, typer.Option("--strict", help="Refuse runs (or profiles) measured differently (another scoring option, data, judge) instead of ranking them in groups apart.")] = False,
 ) -> None:
-    """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
-    intervals, units, requests and tokens; or, with --published / --paired, item-by-item
+    """One leaderboard per benchmark across runs: headline metrics with confidence intervals
+    over items, units, requests and tokens; or, with --published / --paired, item-by-item
     paired comparisons."""
     from creval.reader import PROFILE, read_runs
     from creval.report.leaderboard import to_csv, to_html, to_markdown

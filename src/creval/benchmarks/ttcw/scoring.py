@@ -10,7 +10,8 @@ from creval.records import JudgeCheck, Scores
 from creval.runner.store import Record
 
 NOT_DISCRIMINATING = ("its kappa with the experts' majority is {kappa} (interval {low} to {high}): "
-                      "on these stories its verdicts agree with the experts no better than chance")
+                      "on these stories its verdicts are not shown to agree with the experts better "
+                      "than chance")
 
 
 STARTER = ("Starter set: two stories written by creval's authors with one author's verdicts, "
