@@ -181,3 +181,14 @@ def test_an_interval_holding_0_is_not_called_chance_agreement() -> None:
     text = NOT_DISCRIMINATING.format(kappa=0.05, low=-0.1, high=0.2)
     assert "not shown to agree with the experts better than chance" in text
     assert "no better than chance" not in text
+
+
+# 10. a replay asked for more than its source holds --------------------------------------------------
+
+def test_a_replay_beyond_its_source_says_so(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    done = creval("run", "dat", "--model", f"replay:{two_runs[0]}", "--trials", "5",
+                  "--no-progress", "--no-cache", "--out", str(tmp_path / "replay"))
+    assert done.returncode == 1
+    said = _said(done)
+    assert "units 3 ok, 2 failed" in said and "replayed 3 answers" in said
+    assert "run the same command again" not in said and "cannot mend them" in said

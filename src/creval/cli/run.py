@@ -253,9 +253,14 @@ def _print_results(results: list[RunResult]) -> None:
         for warning in [*result.scores.warnings, *result.scores.run_warnings]:
             err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
         if result.scores.units.errors:
+            again = ("a replay answers only with the replayed run's answers, so running it "
+                     "again cannot mend them (replay the units that run has, e.g. fewer "
+                     "--trials or --limit, or run the model itself)"
+                     if result.model.startswith("replay:") else
+                     "run the same command again to retry them")
             err.print(
                 f"[yellow]{result.benchmark}: {result.scores.units.errors} unit(s) ended in "
-                "errors; run the same command again to retry them. Causes:[/]", soft_wrap=True,
+                f"errors; {escape(again)}. Causes:[/]", soft_wrap=True,
             )
             for cause in result.scores.error_causes[:3]:
                 err.print(f"  {cause.count} x {escape(cause.cause)}", soft_wrap=True)
@@ -274,7 +279,9 @@ def run_summary(result: RunResult) -> str:
                 f"nothing to run; {report}")
     models = usage.get("models") or {}
     replays = {k for k in models if k.startswith("replay:")}
-    replayed = sum(int(models[k].get("requests") or 0) for k in replays)
+    replayed = sum(int(models[k].get("requests") or 0) - int(models[k].get("errors") or 0)
+                   + int(models[k].get("cache_hits") or 0)  # a request it had no answer for: none
+                   for k in replays)
     called = totals({"models": {k: m for k, m in models.items() if k not in replays}})
     asked = called["requests"] or called["cache_hits"]
     parts = [f"units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not run"]
