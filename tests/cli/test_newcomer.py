@@ -192,3 +192,17 @@ def test_a_replay_beyond_its_source_says_so(two_runs: tuple[Path, Path], tmp_pat
     said = _said(done)
     assert "units 3 ok, 2 failed" in said and "replayed 3 answers" in said
     assert "run the same command again" not in said and "cannot mend them" in said
+
+
+# 4. a judge panel in which no judge produced a score -------------------------------------------------
+
+def test_a_panel_without_any_score_exits_non_zero(tmp_path: Path) -> None:
+    server = ChatServer(reply=lambda body: (200, "A kite that carries a lighthouse keeper."))
+    try:
+        done = creval("run", "ttct", "--model", "openai:x", "--judge", "openai:ja,openai:jb",
+                      "--base-url", server.url, "--limit", "2", "--no-progress",
+                      "--out", str(tmp_path / "panel"))
+    finally:
+        server.close()
+    assert done.returncode == 3
+    assert "no judge of the panel produced a score" in _said(done)

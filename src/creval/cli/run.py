@@ -183,8 +183,22 @@ def run(
     from creval.evaluation.run.unscored import EXIT_NO_SCORE, unscored
 
     if not allow_no_score and results and all(
-            (u := unscored(r.scores)) is not None and u.no_score for r in results):
+            ((u := unscored(r.scores)) is not None and u.no_score) or _panel_unscored(r)
+            for r in results):
         raise typer.Exit(EXIT_NO_SCORE)  # finished, but without a score (the warning says why)
+
+
+def _panel_unscored(result: RunResult) -> bool:
+    """Whether ``result`` is a judge panel none of whose judges produced a score (said on
+    stderr: each judge's own run says why)."""
+    panel = result.scores.extra("panel")
+    if not isinstance(panel, dict) or any(panel.get("per_judge", {}).values()):
+        return False
+    get_console(stderr=True).print(
+        f"[yellow]warning:[/] {result.benchmark}: no judge of the panel produced a score "
+        "(each judge's run in --out/judges says why); pass --allow-no-score to exit 0 anyway.",
+        soft_wrap=True)
+    return True
 
 
 def _print_dry_run(plans: list[Any]) -> None:
