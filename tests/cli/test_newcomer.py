@@ -206,3 +206,20 @@ def test_a_panel_without_any_score_exits_non_zero(tmp_path: Path) -> None:
         server.close()
     assert done.returncode == 3
     assert "no judge of the panel produced a score" in _said(done)
+
+
+# 7. an AUT run scored by semdis records no judge ---------------------------------------------------
+
+def test_aut_with_semdis_records_no_judge(tmp_path: Path) -> None:
+    server = ChatServer(reply=lambda body: (200, "1. hold a door\n2. build a wall\n3. a paperweight"))
+    try:
+        done = creval("run", "aut", "--model", "openai:x", "--base-url", server.url,
+                      "--scorer", "semdis", "--limit", "2", "--no-progress",
+                      "--out", str(tmp_path / "aut"))
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    import json
+
+    manifest = json.loads((tmp_path / "aut" / "manifest.json").read_text())
+    assert manifest.get("judge") is None  # it never asked one

@@ -239,6 +239,7 @@ def run_benchmark(
         judge_options=settings.judge_options,
         role_options=settings.role_options,
     )
+    choices = {r: c for r, c in choices.items() if r == "target" or benchmark.uses_role(r, options)}
     models = build(choices)
     model = models["target"]
     if settings.model.startswith("replay:"):
