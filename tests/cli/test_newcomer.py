@@ -223,3 +223,12 @@ def test_aut_with_semdis_records_no_judge(tmp_path: Path) -> None:
 
     manifest = json.loads((tmp_path / "aut" / "manifest.json").read_text())
     assert manifest.get("judge") is None  # it never asked one
+
+
+# 15. verify and references check say what they do before the slow part ----------------------------
+
+@pytest.mark.parametrize("command", [["verify"], ["references", "check"]])
+def test_verify_says_what_it_is_doing(two_runs: tuple[Path, Path], command: list[str]) -> None:
+    done = creval(*command, str(two_runs[0]))
+    assert done.returncode == 0, done.stderr
+    assert f"verifying {two_runs[0]}: re-deriving its scores" in done.stderr
