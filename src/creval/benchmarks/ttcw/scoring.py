@@ -111,7 +111,10 @@ def score_judges(records: list[Record], options: Any, data: TTCWData) -> Scores:
         "any other answer is unparsed and left out (counted in unparsed).",
     ]
     warnings = [STARTER] if data.starter else []
+    over = {"level": 0.95, "n": len({s for s, _ in items}), "unit": "stories",
+            "method": "jackknife over stories"}
     return Scores(headline=headline, table=table, sections=sections, notes=notes, warnings=warnings,
                   per_item={"accuracy": [agree.get(item_key(*i)) for i in items]},
                   judge_checks=_checks([verdicts[i] for i in items], mine["overall"]),
-                  ).with_extra(released_judges=released)
+                  ).with_extra(released_judges=released,  # its own intervals: n in stories
+                               intervals={"kappa": over, "accuracy": over})
