@@ -232,3 +232,17 @@ def test_verify_says_what_it_is_doing(two_runs: tuple[Path, Path], command: list
     done = creval(*command, str(two_runs[0]))
     assert done.returncode == 0, done.stderr
     assert f"verifying {two_runs[0]}: re-deriving its scores" in done.stderr
+
+
+# 12. --repeats: the interval's n counts items, not samples -------------------------------------------
+
+def test_repeats_count_items_not_samples(tmp_path: Path) -> None:
+    run = scripted_dat_run(tmp_path, "rep", WORDS, "--repeats", "2", trials=2)
+    done = creval("report", str(run))
+    assert done.returncode == 0, done.stderr
+    from creval.reader import read_run
+    from creval.report.headline import headline_rows
+
+    row = next(r for r in headline_rows(read_run(run).scores) if r["metric"] == "dat_mean")
+    assert row["95% interval"].startswith("n=2 items (4 samples, 2 per item): too few items")
+    assert row["n"] == 2

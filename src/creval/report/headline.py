@@ -64,6 +64,14 @@ def measure_interval(scores: Scores, key: str) -> tuple[str, int | None]:
         return "-", None
     if not values:
         return "no valid item", 0
+    split = scores.noise.get(key) or {}
+    items = split.get("n_items")
+    if isinstance(items, int) and items < len(values):  # --repeats: the values are samples
+        from creval.metrics.intervals import MIN_ITEMS
+
+        if items < MIN_ITEMS:
+            return (f"n={items} items ({len(values)} samples, {split.get('repeats')} per item): "
+                    f"too few items for an interval (needs {MIN_ITEMS})"), items
     ci = mean_interval(values, proportions=True)
     if ci.low is None or ci.high is None:
         return str(ci.reason), n
