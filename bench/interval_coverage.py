@@ -62,15 +62,16 @@ def _cell(value: float) -> str:
 
 
 def means_table() -> None:
-    print("| data | n | creval (t + Hall) | plain t | percentile bootstrap (before) "
-          "| percentile among people |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| data | n | creval (as printed: t + Hall; Clopper-Pearson for 0/1) | printed "
+          "| plain t | percentile bootstrap (before) | percentile among people |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, (draw, mean) in DISTRIBUTIONS.items():
         for n in SIZES:
-            ours, _ = mean_coverage(draw, mean, n, REPS, seed=100 + n)
+            ours, printed = mean_coverage(draw, mean, n, REPS, seed=100 + n)
             t, boot = _plain(draw, mean, n, seed=200 + n)
             people, _ = percentile_coverage(draw, mean, n, 5000, seed=300 + n)
-            print(f"| {name} | {n} | {_cell(ours)} | {t} | {boot} | {_cell(people)} |")
+            print(f"| {name} | {n} | {_cell(ours)} | {printed:.3f} | {t} | {boot} "
+                  f"| {_cell(people)} |")
 
 
 def differences_table() -> None:

@@ -190,8 +190,20 @@ def read_run(path: str | Path) -> Run:
     try:
         manifest = Manifest.model_validate(json.loads(file.read_text(encoding="utf-8")))
     except (json.JSONDecodeError, ValueError) as exc:
-        raise CrevalError(f"{file} is not a creval manifest ({exc}).") from None
+        raise CrevalError(f"{file} is not a creval manifest ({_what_is_wrong(exc)}).") from None
     return Run(root, manifest)
+
+
+def _what_is_wrong(exc: Exception) -> str:
+    """A validation error in one line: the fields missing or wrong, not pydantic's page."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    missing = [".".join(map(str, e["loc"])) for e in exc.errors() if e["type"] == "missing"]
+    wrong = [f"{'.'.join(map(str, e['loc'])) or 'the file'}: {e['msg']}" for e in exc.errors()
+             if e["type"] != "missing"]
+    return "; ".join([*([f"no {', '.join(missing)}"] if missing else []), *wrong[:3]])
 
 
 def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
@@ -201,6 +213,9 @@ def read_runs(paths: str | Path | Iterable[str | Path]) -> Runs:
     found: list[Path] = []
     for item in items:
         text = str(item)
+        if not globbing.has_magic(text) and not Path(text).exists():
+            raise CrevalError(f"{text} does not exist: pass run directories, folders holding "
+                              "runs, or glob patterns.")
         for path in [Path(p) for p in globbing.glob(text)] if globbing.has_magic(text) else [Path(text)]:
             found += [path] if (path / MANIFEST).is_file() else [m.parent for m in path.rglob(MANIFEST)]
     runs = [read_run(p) for p in sorted(set(found))]

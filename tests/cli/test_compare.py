@@ -48,5 +48,8 @@ def test_compare_ranks_models_with_intervals_and_writes_csv_and_html(tmp_path: P
     assert float(narrow["dat_mean_low"]) < float(narrow["dat_mean"]) < float(narrow["dat_mean_high"])
     assert narrow["units"] == "10/10" and int(narrow["requests"]) == 10
     assert "<h2>dat</h2>" in (tmp_path / "board.html").read_text()
+    missing = creval("compare", str(tmp_path / "nothing"))  # named (issue 44)
+    assert missing.returncode == 2 and "nothing does not exist" in missing.stderr
+    (tmp_path / "nothing").mkdir()
     empty = creval("compare", str(tmp_path / "nothing"))
     assert empty.returncode == 2 and "No creval run directory" in empty.stderr

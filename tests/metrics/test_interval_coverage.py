@@ -41,9 +41,11 @@ DISTRIBUTIONS: dict[str, tuple[Draw, float]] = {
 
 
 def mean_coverage(draw: Draw, mean: float, n: int, reps: int, seed: int) -> tuple[float, float]:
-    """(coverage among the intervals printed, share of samples that printed one)."""
+    """(coverage among the intervals printed, share of samples that printed one), of the
+    interval a report prints: Clopper-Pearson's for 0/1 data (``proportions``, also when all
+    values are 0), as the console, reports and profiles ask for it."""
     x = draw(np.random.default_rng(seed), (reps, n))
-    _, low, high = mean_intervals(x)
+    _, low, high = mean_intervals(x, proportions=True)
     printed = ~np.isnan(low)
     hit = (low <= mean) & (mean <= high)
     return (float(hit[printed].mean()) if printed.any() else float("nan"), float(printed.mean()))

@@ -73,3 +73,34 @@ def test_too_few_items_or_nothing_varied() -> None:
 def test_bad_arguments_are_named(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         mean_interval(**kwargs)
+
+
+@pytest.mark.parametrize("n", [10, 15, 30])
+@pytest.mark.parametrize("share", ["none", "all", "some"])
+def test_a_share_of_0_1_items_is_clopper_pearson_also_at_0_and_n(n: int, share: str) -> None:
+    """Against scipy's exact binomial interval; 0 of 15 is [0, 0.218] (issue 44: it printed
+    'nothing varied, no interval')."""
+    from creval.metrics.intervals import describe_interval
+
+    k = {"none": 0, "all": n, "some": n // 3}[share]
+    values = [1.0] * k + [0.0] * (n - k)
+    r = mean_interval(values, proportions=True)
+    ref = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    assert (r.low, r.high) == pytest.approx((ref.low, ref.high), abs=1e-12)
+    assert r.reason is None
+    assert describe_interval(r) == f"Clopper-Pearson exact binomial interval over {n} items (95%)"
+    _, lows, highs = mean_intervals(np.array([values]), proportions=True)
+    assert (lows[0], highs[0]) == pytest.approx((ref.low, ref.high), abs=1e-12)
+    if k == 0 and n == 15:
+        assert round(r.high, 3) == 0.218
+
+
+def test_the_label_is_the_method_used() -> None:
+    from creval.metrics.intervals import describe_interval
+
+    union = describe_interval(mean_interval([float(i % 4) for i in range(12)]))
+    assert union.startswith("union of the t interval and the t interval with Hall's")
+    hall = describe_interval(mean_interval([float(i % 4) for i in range(15)]))
+    assert hall.startswith("t interval with Hall's skewness correction over 15")
+    # not a proportion: equal values still have no interval
+    assert mean_interval([0.0] * 15).reason == "all 15 values are equal: nothing varied, no interval"

@@ -214,13 +214,15 @@ def test_bad_values_and_a_learned_start() -> None:
         AdaptiveLimit(0)
     assert AdaptiveLimit(4, limit=9.0).allowed == 4
     first = learned_limit("http://learned.test/v1", 8)
-    assert first.allowed == 8
+    assert first.allowed == 1 and first.ramping  # new to the process: slow start
+    first = AdaptiveLimit(8)
     for ticket in [first.start() for _ in range(8)][-3:]:  # 3 of 8 overloaded: 6 -> 3
         first.finish(ticket, "timeout")
     remember("http://learned.test/v1", first)
     again = learned_limit("http://learned.test/v1", 8)
     assert (again.allowed, again.started_at, again.ceiling, again.repeats) == (3, 3, 6, 0)
-    assert learned_limit("http://learned.test/v1", 2).allowed == 2  # another request: anew
+    fresh = learned_limit("http://learned.test/v1", 2)  # another request: anew, slow start
+    assert (fresh.allowed, fresh.requested, fresh.ramping) == (1, 2, True)
 
 
 def test_the_gate_lets_through_in_order_and_never_more_than_allowed() -> None:
@@ -309,7 +311,7 @@ def test_the_runner_backs_off_on_503_and_429_from_a_real_endpoint(tmp_path: Path
     from creval.models.base import GenerateRequest
     from creval.runner import RetryPolicy, Runner, RunStore, Unit, UnitContext
 
-    server = ChatServer(script=[503, 429, 500])
+    server = ChatServer(script=[200] * 6 + [503, 429, 500])  # after slow start reached 4
     model = get_model("openai:scripted", base_url=server.url, api_key="k", concurrency=4)
 
     def unit(i: int) -> Unit:
@@ -322,10 +324,10 @@ def test_the_runner_backs_off_on_503_and_429_from_a_real_endpoint(tmp_path: Path
     runner = Runner(RunStore(tmp_path), {"target": model}, progress=False,
                     retry=RetryPolicy(attempts=3, base_delay=0.01))
     try:
-        records = asyncio.run(runner.run([unit(i) for i in range(8)]))
+        records = asyncio.run(runner.run([unit(i) for i in range(16)]))
     finally:
         server.close()
-    assert sorted(r.status for r in records) == ["ok"] * 8
+    assert sorted(r.status for r in records) == ["ok"] * 16
     [(endpoint, seen)] = runner.counters.endpoints.items()
     assert endpoint == server.url and seen["requested"] == 4
     assert seen["unavailable"] == 1 and seen["rate_limited"] == 1 and seen["timeouts"] == 0

@@ -36,8 +36,9 @@ def test_a_profile_against_a_one_slot_server_adapts_and_loses_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight requests sent at once to one slot answering in 0.2 s, with a 0.8 s timeout: the
     back half of every wave timed out, again and again, and each unit ended in error after
-    its five attempts. Now the requests in flight come down until nothing times out, what
-    timed out is asked again, every unit is answered, and the run says so."""
+    its five attempts. Then the requests in flight came down after the timeouts; now the
+    endpoint starts gently (issue 44): one request, more while the answers come as fast, so
+    the server's queue stays short, next to nothing times out, and every unit is answered."""
     monkeypatch.setattr(progress, "PLAIN_EVERY", 1.0, raising=False)
     server = ChatServer(reply=_nouns, slots=1, delay=0.2)
     out = tmp_path / "profile"
@@ -48,21 +49,14 @@ def test_a_profile_against_a_one_slot_server_adapts_and_loses_nothing(
     finally:
         server.close()
     assert done.returncode == 0, done.stdout + done.stderr
-    assert server.abandoned >= 1 and server.most_waiting >= 4  # the requests did queue
+    assert server.most_waiting <= 3 and server.abandoned <= 2  # no wave of eight
     records = [json.loads(line) for line in (out / "dat" / "records.jsonl").read_text().splitlines()]
     assert [r["status"] for r in records] == ["ok"] * TRIALS  # nothing lost, no error record
     assert len({r["key"] for r in records}) == TRIALS
 
     usage = json.loads((out / "dat" / "scores.json").read_text())["usage"]["this_invocation"]
-    (endpoint,) = usage["endpoints"].values()
-    assert endpoint["requested"] == 8 and endpoint["lowest"] <= 4 and endpoint["timeouts"] >= 1
-    assert usage["models"]["openai:one-slot"]["timeouts"] == endpoint["timeouts"]
-    # the final summary says what it adapted to; the hint is one line, once
-    said = re.search(rf"endpoint {re.escape(server.url)}: concurrency 8 -> \d( \(lowest \d\))? "
-                     r"after (\d+) timeouts?", done.stdout)
-    assert said is not None, done.stdout
-    assert int(said.group(2)) == endpoint["timeouts"]
-    assert done.stderr.count("--concurrency 1 --timeout 600") == 1
+    timeouts = sum(e["timeouts"] for e in (usage.get("endpoints") or {}).values())
+    assert timeouts <= 2 and usage["models"]["openai:one-slot"].get("timeouts", 0) == timeouts
     # output is not a terminal: plain progress lines, not silence
     lines = re.findall(r"dat: (\d+)/24 units.*, [\d.]+ units/s, \d+ retries, (\d+) timeouts, ",
                        done.stderr)

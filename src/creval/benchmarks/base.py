@@ -168,6 +168,12 @@ class Benchmark(ABC, Generic[OptionsT]):
         itself (the JCQ question's text, the SAT story); None records no digest."""
         return {k: v for k, v in unit.meta.items() if k != "repeat" and not k.endswith("digest")}
 
+    def uses_role(self, role: str, options: OptionsT) -> bool:
+        """Whether units with ``options`` call the model of ``role`` (one of :attr:`roles`
+        or :attr:`extra_roles`); a benchmark whose scorer option may need no judge says so,
+        and the run neither builds nor records a judge it never asks."""
+        return role in self.roles or role in self.extra_roles
+
     def planned_units(self, options: OptionsT) -> list[Unit]:
         """:meth:`units`, each with its ``item_digest`` in the meta (what a run records)."""
         units = self.units(options)

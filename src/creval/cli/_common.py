@@ -36,6 +36,14 @@ class ErrorsAsMessages(TyperGroup):
             message = escape(redact_text(str(exc)))
             get_console(stderr=True).print(f"[bold red]error:[/] {message}", soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
+        except (FileExistsError, NotADirectoryError) as exc:  # an --out under or at a file
+            from rich.markup import escape
+
+            where = escape(str(exc.filename or "the output path"))
+            get_console(stderr=True).print(
+                f"[bold red]error:[/] {where}: a file is where a directory is needed; pass an "
+                "--out that names a directory (new or a run's).", soft_wrap=True, markup=True)
+            raise typer.Exit(2) from None
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """The commands with the whole first sentence of their help, wrapped, not cut."""
@@ -113,9 +121,12 @@ def check_own_options(ctx: Any, args: list[str], names: list[str]) -> None:
     would otherwise be reported as a benchmark option ("Did you mean --concurrency?")."""
     import difflib
 
-    from creval.benchmarks.base import registry
+    from creval.benchmarks.base import get_benchmark, registry
 
     known = registry()
+    for name in names:
+        if name not in known:
+            get_benchmark(name)  # an unknown benchmark is named first ("Did you mean 'dat'?")
     benches = [known[n] for n in names if n in known]
     theirs = {f for b in benches for f in b.Options.model_fields}
     roles = {r for b in benches for r in b.extra_roles}
@@ -223,8 +234,15 @@ BaseUrl = Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compati
 ApiKey = Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")]
 Threads = Annotated[int | None, typer.Option(help="CPU threads per copy of an in-process model (local; default: the CPUs shared out among the copies).")]
 Replicas = Annotated[int | None, typer.Option(help="Copies of an in-process model (local), each on its own thread with --threads threads; requests go to the least busy. Default: one one-thread copy per CPU on a small model, one copy on a large one (docs/usage.md).")]
-Concurrency = Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")]
-Timeout = Annotated[float, typer.Option(help="Seconds before a model request times out.")]
+def _positive_seconds(value: float) -> float:
+    if value <= 0:
+        raise typer.BadParameter(f"{value:g} seconds: give a time above 0 (e.g. 120).")
+    return value
+
+
+Concurrency = Annotated[int | None, typer.Option(min=1, help="Requests in flight per endpoint.")]
+Timeout = Annotated[float, typer.Option(callback=_positive_seconds,
+                                        help="Seconds before a model request times out.")]
 Retries = Annotated[int, typer.Option(help="Attempts per request.")]
 RunProgress = Annotated[bool, typer.Option(help="Show a live progress bar per run.")]
 ReasoningEffort = Annotated[str | None, typer.Option(help="openai: reasoning models: how much the tested model thinks before it answers (low, medium or high), sent as reasoning_effort; a run at another effort is another run. Default: not sent.")]

@@ -138,6 +138,9 @@ def _verified_checks(path: Path) -> tuple[list[Any], list[str]]:
     checks: list[Any] = []
     refused: list[str] = []
     for folder in run_dirs(path):
+        from creval.cli.verify import say_verifying
+
+        say_verifying(folder)
         verified = verify_run(folder)
         if verified.sound:
             checks += check_run(read_run(folder), refs)

@@ -12,9 +12,10 @@ from creval.errors import CrevalError
 
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    html: Annotated[bool, typer.Option("--html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path.")] = False,
+    html: Annotated[bool, typer.Option("--html/--no-html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path; --no-html leaves it as it was.")] = True,
 ) -> None:
-    """Write report.md again from a run directory's manifest and scores, and print it."""
+    """Write report.md and report.html again from a run directory's manifest and scores, and
+    print report.md."""
     from creval.reader import read_run
     from creval.report.markdown import write_report
 
@@ -33,7 +34,7 @@ def compare(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders holding runs) of several models, or profile directories (creval profile) to rank models across the battery.")],
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the leaderboards as CSV here.")] = None,
     html: Annotated[Path | None, typer.Option("--html", help="Also write them as one HTML page here.")] = None,
-    confidence: Annotated[float, typer.Option(help="Level of the bootstrap confidence intervals.")] = 0.95,
+    confidence: Annotated[float, typer.Option(help="Level of the confidence intervals of each measure's mean over items (t with Hall's skewness correction; Clopper-Pearson for a share of 0/1 items).")] = 0.95,
     published: Annotated[bool, typer.Option("--published", help="Compare one run or profile item by item with each published model on the same items (paired difference, interval, p, p after Holm, detectable difference); English DAT unpaired among five released models and people, re-scored by the run's scorer.")] = False,
     paired: Annotated[bool, typer.Option("--paired", help="Compare two runs (A B) item by item on the items both measured (DAT: unpaired); the verdict is B's standing.")] = False,
     published_data: Annotated[Path | None, typer.Option("--published-data", help="With --published: the released per-item results (JCQ-judge's judgements folder, or NeoCoder's data) when not beside the run's data.")] = None,
@@ -45,8 +46,8 @@ def compare(
     permutations: Annotated[int, typer.Option(help="With --homogeneity: label permutations per test.")] = 1000,
     strict: Annotated[bool, typer.Option("--strict", help="Refuse runs (or profiles) measured differently (another scoring option, data, judge) instead of ranking them in groups apart.")] = False,
 ) -> None:
-    """One leaderboard per benchmark across runs: headline metrics with bootstrap confidence
-    intervals, units, requests and tokens; or, with --published / --paired, item-by-item
+    """One leaderboard per benchmark across runs: headline metrics with confidence intervals
+    over items, units, requests and tokens; or, with --published / --paired, item-by-item
     paired comparisons."""
     from creval.reader import PROFILE, read_runs
     from creval.report.leaderboard import to_csv, to_html, to_markdown
@@ -65,7 +66,7 @@ def compare(
                        published_data=published_data, as_json=as_json)
         return
     if run_dirs and all((d / PROFILE).is_file() for d in run_dirs):
-        _compare_profiles(run_dirs, csv, strict=strict)
+        _compare_profiles(run_dirs, csv, strict=strict, html=html)
         return
     if not 0 < confidence < 1:
         raise CrevalError("--confidence takes a level between 0 and 1, such as 0.95.")
@@ -109,7 +110,8 @@ def _grouped_boards(run_dirs: list[Path], *, confidence: float,
     return boards, notes
 
 
-def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = False) -> None:
+def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = False,
+                      html: Path | None = None) -> None:
     """``creval compare PROFILE_DIR...``: the models ranked per measure, with intervals;
     a benchmark the profiles measured differently is ranked per group, the differences said."""
     from creval.evaluation.compare.run_groups import profile_groups
@@ -139,6 +141,11 @@ def _compare_profiles(dirs: list[Path], csv: Path | None, *, strict: bool = Fals
         typer.echo("\n".join(f"- {n}" for n in notes))
     if csv is not None:
         profiles.df().to_csv(csv, index=False)
+    if html is not None:
+        from creval.report.leaderboard import to_html
+        from creval.report.profile_compare import profile_boards
+
+        html.write_text(to_html(profile_boards(rows)), encoding="utf-8")
 
 
 def correlate(

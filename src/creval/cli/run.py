@@ -11,9 +11,11 @@ from creval.cli._common import (
     OPTION_KINDS,
     AllowNoScore,
     CacheFile,
+    Concurrency,
     NoCache,
     ReasoningEffort,
     Replicas,
+    Timeout,
     check_effort,
     check_own_options,
     flag_options,
@@ -70,8 +72,8 @@ def run(
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")] = None,
     api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY).", envvar="CREVAL_API_KEY")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Requests in flight per endpoint.")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds before a model request times out.")] = 120.0,
+    concurrency: Concurrency = None,
+    timeout: Timeout = 120.0,
     threads: Annotated[int | None, typer.Option(help="CPU threads per copy of an in-process model (local). Default: the CPUs shared out among the copies (docs/usage.md).")] = None,
     replicas: Replicas = None,
     structured_output: Annotated[str, typer.Option(help="OpenAI-compatible endpoints: how judges ask for their answer's shape: off, auto (probe the server once), json_schema or json_object (llama-cpp-python's server).")] = "off",
@@ -181,8 +183,22 @@ def run(
     from creval.evaluation.run.unscored import EXIT_NO_SCORE, unscored
 
     if not allow_no_score and results and all(
-            (u := unscored(r.scores)) is not None and u.no_score for r in results):
+            ((u := unscored(r.scores)) is not None and u.no_score) or _panel_unscored(r)
+            for r in results):
         raise typer.Exit(EXIT_NO_SCORE)  # finished, but without a score (the warning says why)
+
+
+def _panel_unscored(result: RunResult) -> bool:
+    """Whether ``result`` is a judge panel none of whose judges produced a score (said on
+    stderr: each judge's own run says why)."""
+    panel = result.scores.extra("panel")
+    if not isinstance(panel, dict) or any(panel.get("per_judge", {}).values()):
+        return False
+    get_console(stderr=True).print(
+        f"[yellow]warning:[/] {result.benchmark}: no judge of the panel produced a score "
+        "(each judge's run in --out/judges says why); pass --allow-no-score to exit 0 anyway.",
+        soft_wrap=True)
+    return True
 
 
 def _print_dry_run(plans: list[Any]) -> None:
@@ -251,9 +267,14 @@ def _print_results(results: list[RunResult]) -> None:
         for warning in [*result.scores.warnings, *result.scores.run_warnings]:
             err.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
         if result.scores.units.errors:
+            again = ("a replay answers only with the replayed run's answers, so running it "
+                     "again cannot mend them (replay the units that run has, e.g. fewer "
+                     "--trials or --limit, or run the model itself)"
+                     if result.model.startswith("replay:") else
+                     "run the same command again to retry them")
             err.print(
                 f"[yellow]{result.benchmark}: {result.scores.units.errors} unit(s) ended in "
-                "errors; run the same command again to retry them. Causes:[/]", soft_wrap=True,
+                f"errors; {escape(again)}. Causes:[/]", soft_wrap=True,
             )
             for cause in result.scores.error_causes[:3]:
                 err.print(f"  {cause.count} x {escape(cause.cause)}", soft_wrap=True)
@@ -272,7 +293,9 @@ def run_summary(result: RunResult) -> str:
                 f"nothing to run; {report}")
     models = usage.get("models") or {}
     replays = {k for k in models if k.startswith("replay:")}
-    replayed = sum(int(models[k].get("requests") or 0) for k in replays)
+    replayed = sum(int(models[k].get("requests") or 0) - int(models[k].get("errors") or 0)
+                   + int(models[k].get("cache_hits") or 0)  # a request it had no answer for: none
+                   for k in replays)
     called = totals({"models": {k: m for k, m in models.items() if k not in replays}})
     asked = called["requests"] or called["cache_hits"]
     parts = [f"units {t['ok']} ok, {t['failed']} failed, {t['not_run']} not run"]

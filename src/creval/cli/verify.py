@@ -22,6 +22,7 @@ def verify(
     """
     from creval.evaluation.verify.verifying import verify_path
 
+    say_verifying(path)
     results = verify_path(path)
     if as_json:
         typer.echo(json.dumps([r.as_dict() for r in results], indent=1, ensure_ascii=False))
@@ -30,6 +31,13 @@ def verify(
             typer.echo(line)
     if not all(r.ok for r in results):
         raise typer.Exit(1)
+
+
+def say_verifying(path: Path) -> None:
+    """A line on stderr before the silent part: re-scoring may load the scorer's models
+    (embedders, NLI), which takes tens of seconds on a busy machine."""
+    typer.echo(f"verifying {path}: re-deriving its scores from its records (loading the "
+               "scorer's models may take a minute)...", err=True)
 
 
 def _lines(results: list[Any]) -> list[str]:

@@ -364,4 +364,5 @@ def mean_difference_ci(
         return MeanInterval(diff, None, None, n, confidence,
                             "neither side varies: nothing varied, no interval")
     _, low, high = difference_intervals(xs[None, :], ys[None, :], confidence=confidence)
-    return MeanInterval(diff, float(low[0]), float(high[0]), n, confidence)
+    return MeanInterval(diff, float(low[0]), float(high[0]), n, confidence,
+                        method="Welch's t interval with Hall's skewness correction")

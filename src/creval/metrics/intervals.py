@@ -31,10 +31,10 @@ n = 10 where the plain t interval covered 96.6%, so there the interval is the un
 two (never narrower than either; at least 93% on every distribution tested); from 15 values
 Hall's alone covers at least 93.9% on the same data.
 
-When every value is the same, nothing varied and there is no interval either. Where the
-values are a measure's items (``proportions=True``: the console, reports, leaderboards and
-profiles; never a difference) and every value is 0 or 1, the mean is a proportion, and its
-interval is Clopper-Pearson's exact binomial interval (never below 0 or above 1, and at least 95% coverage at any n, where the
+When every value is the same, nothing varied and there is no interval either, except where
+the values are a measure's items (``proportions=True``: the console, reports, leaderboards and
+profiles; never a difference) and every value is 0 or 1: the mean is a proportion (0 of 15
+too), and its interval is Clopper-Pearson's exact binomial interval (never below 0 or above 1, and at least 95% coverage at any n, where the
 skewness correction of a rare outcome can reach past 1 at small n).
 
 >>> r = mean_interval([0.0] * 10 + [1.0, 1.0], proportions=True)
@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["HALL_ALONE_FROM", "MIN_ITEMS", "MeanInterval", "describe_interval", "difference_intervals", "mean_interval",
@@ -66,6 +66,10 @@ MIN_ITEMS = 10
 #: interval (see the module docstring).
 HALL_ALONE_FROM = 15
 METHOD = "t interval with Hall's skewness correction"
+#: Below :data:`HALL_ALONE_FROM` values: the union of the plain t interval and Hall's.
+UNION = "union of the t interval and the t interval with Hall's skewness correction"
+#: A share of 0/1 values (``proportions=True``).
+EXACT = "Clopper-Pearson exact binomial interval"
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,9 @@ class MeanInterval:
     n: int
     confidence: float
     reason: str | None = None
+    #: How ``[low, high]`` was made (:data:`METHOD`, :data:`UNION`, :data:`EXACT`), for
+    #: :func:`describe_interval`; None without an interval.
+    method: str | None = field(default=None, repr=False)
 
 
 def too_few(n: int, need: int, what: str = "items") -> str:
@@ -95,12 +102,16 @@ def describe_interval(r: MeanInterval) -> str:
 
     >>> describe_interval(mean_interval([0.5] * 3))
     'n=3: too few items for an interval (needs 10)'
+    >>> describe_interval(mean_interval([float(i % 4) for i in range(16)]))
+    "t interval with Hall's skewness correction over 16 items (95%)"
     >>> describe_interval(mean_interval([float(i % 4) for i in range(12)]))
-    "t interval with Hall's skewness correction over 12 items (95%)"
+    "union of the t interval and the t interval with Hall's skewness correction over 12 items (95%)"
+    >>> describe_interval(mean_interval([0.0] * 15, proportions=True))
+    'Clopper-Pearson exact binomial interval over 15 items (95%)'
     """
     if r.reason is not None:
         return r.reason
-    return f"{METHOD} over {r.n} items ({r.confidence:.0%})"
+    return f"{r.method or METHOD} over {r.n} items ({r.confidence:.0%})"
 
 
 def _checked(values: Sequence[float], confidence: float, min_items: int) -> list[float]:
@@ -123,7 +134,8 @@ def mean_intervals(rows: Any, *, confidence: float = 0.95, min_items: int = MIN_
     """Vectorised :func:`mean_interval` of each row of a 2-d array (every row ``n`` values):
     ``(means, lows, highs)``, NaN bounds where a row has no interval (``n < min_items`` or
     no spread). The coverage simulation calls it on thousands of rows at once. With
-    ``proportions``, a row of 0/1 values is a share and gets Clopper-Pearson's interval.
+    ``proportions``, a row of 0/1 values is a share and gets Clopper-Pearson's interval,
+    also when every value is 0 (or every one 1): 0 of 15 is ``[0, 0.218]``.
 
     >>> import numpy as np
     >>> m, lo, hi = mean_intervals(np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]]), min_items=3)
@@ -155,7 +167,7 @@ def mean_intervals(rows: Any, *, confidence: float = 0.95, min_items: int = MIN_
     if n < HALL_ALONE_FROM:  # the skewness of so few values is noise: never narrower than t
         low, high = np.minimum(low, mean - q * se), np.maximum(high, mean + q * se)
     # A share of 0/1 answers is a proportion: Clopper-Pearson's exact interval, within 0 and 1.
-    binary = ((x == 0.0) | (x == 1.0)).all(axis=1) & spread & proportions
+    binary = ((x == 0.0) | (x == 1.0)).all(axis=1) & proportions
     if binary.any():
         k, tail = x.sum(axis=1), (1 - confidence) / 2
         with np.errstate(invalid="ignore"):
@@ -227,9 +239,11 @@ def mean_interval(
     mean = math.fsum(xs) / n
     if n < min_items:
         return MeanInterval(mean, None, None, n, confidence, too_few(n, min_items))
-    if min(xs) == max(xs):
+    share = proportions and all(v in (0.0, 1.0) for v in xs)
+    if min(xs) == max(xs) and not share:
         return MeanInterval(mean, None, None, n, confidence,
                             f"all {n} values are equal: nothing varied, no interval")
     _, low, high = mean_intervals([xs], confidence=confidence, min_items=min_items,
                                   proportions=proportions)
-    return MeanInterval(mean, float(low[0]), float(high[0]), n, confidence)
+    method = EXACT if share else (UNION if n < HALL_ALONE_FROM else METHOD)
+    return MeanInterval(mean, float(low[0]), float(high[0]), n, confidence, method=method)

@@ -85,6 +85,9 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: Seconds that :meth:`OpenAIModel.check` waits for an answer.
 CHECK_TIMEOUT = 5.0
 _TRANSIENT_STATUS = {408, 409, 429}
+#: Server errors that asking again cannot mend: the server does not implement the request
+#: (501) or its HTTP version (505).
+_PERMANENT_STATUS = {501, 505}
 #: Statuses that say the server is too busy: the runner lowers its requests in flight.
 _OVERLOAD_STATUS: dict[int, Literal["timeout", "429", "503"]] = {
     408: "timeout", 504: "timeout", 429: "429", 503: "503"}
@@ -326,7 +329,7 @@ class OpenAIModel:
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             text = f"{self.spec}: {redact_text(exc.message)}"
-            if status in _TRANSIENT_STATUS or status >= 500:
+            if status in _TRANSIENT_STATUS or (status >= 500 and status not in _PERMANENT_STATUS):
                 return TransientModelError(text, retry_after=parse_retry_after(exc.response.headers),
                                            overload=_OVERLOAD_STATUS.get(status))
             if status == 404 and not self.base_url.endswith("/v1"):

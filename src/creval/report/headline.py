@@ -23,6 +23,18 @@ def _number(value: Any) -> float | None:
     return float(value) if ok and math.isfinite(value) else None
 
 
+def scorer_interval(scores: Scores, key: str) -> dict[str, Any] | None:
+    """What the scorer says of its own interval of ``key`` (``KEY_low``/``KEY_high``): its
+    ``level``, the ``n`` and ``unit`` it is over (36 stories, not the 504 items behind the
+    value) and its ``method``, from the scores' ``intervals``; None when it says nothing.
+
+    >>> scorer_interval(Scores().with_extra(intervals={"k": {"n": 36, "unit": "stories"}}), "k")
+    {'n': 36, 'unit': 'stories'}
+    """
+    said = (scores.extra("intervals") or {}).get(key)
+    return dict(said) if isinstance(said, dict) else None
+
+
 def measure_interval(scores: Scores, key: str) -> tuple[str, int | None]:
     """``(interval text, n)`` of the headline measure ``key``.
 
@@ -44,13 +56,22 @@ def measure_interval(scores: Scores, key: str) -> tuple[str, int | None]:
     n = len(values) if key in scores.per_item else None
     low, high = _number(head.get(f"{key}_low")), _number(head.get(f"{key}_high"))
     if low is not None and high is not None:
-        return f"[{fmt(low)}, {fmt(high)}]", n
+        own = scorer_interval(scores, key)
+        return f"[{fmt(low)}, {fmt(high)}]", own.get("n") if own else n
     if f"{key}_low" in head:  # the scorer's own interval, not computable here
         return "none (the notes say why)", n
     if n is None:
         return "-", None
     if not values:
         return "no valid item", 0
+    split = scores.noise.get(key) or {}
+    items = split.get("n_items")
+    if isinstance(items, int) and items < len(values):  # --repeats: the values are samples
+        from creval.metrics.intervals import MIN_ITEMS
+
+        if items < MIN_ITEMS:
+            return (f"n={items} items ({len(values)} samples, {split.get('repeats')} per item): "
+                    f"too few items for an interval (needs {MIN_ITEMS})"), items
     ci = mean_interval(values, proportions=True)
     if ci.low is None or ci.high is None:
         return str(ci.reason), n

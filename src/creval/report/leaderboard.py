@@ -38,7 +38,13 @@ def leaderboard(
                 continue
             row[metric] = value
             values = [float(v) for v in scores.per_item.get(metric, []) if v is not None]
-            if values:
+            if f"{metric}_low" in scores.headline and f"{metric}_high" in scores.headline:
+                from creval.report.headline import scorer_interval
+
+                own = scorer_interval(scores, metric)  # the scorer's own interval stays
+                if own and own.get("n") is not None:
+                    row[f"{metric}_n"] = own["n"]
+            elif values:
                 ci = mean_interval(values, confidence=confidence, proportions=True)
                 row[f"{metric}_n"] = ci.n
                 row[f"{metric}_low"], row[f"{metric}_high"] = ci.low, ci.high

@@ -53,19 +53,23 @@ def _interval(row: dict[str, Any]) -> str:
     return f"[{fmt(row['low'])}, {fmt(row['high'])}]"
 
 
+def profile_boards(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """One table per measure, under its title, as ``render_profile_leaderboard`` shows them
+    and ``creval compare --html`` writes them."""
+    boards: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:  # a group: its label
+        title = f"{r['label']} ({r['benchmark']}.{r['key']}, {r['kind']})"
+        boards.setdefault(title, []).append(
+            {"rank": _rank(r), "model": r["model"], "value": r["value"],
+             "interval": _interval(r), "n": None if r["n"] is None or r["n"] != r["n"] else int(r["n"]),  # not 12.0000
+             "weak": r["weak"] or "-"})
+    return boards
+
+
 def render_profile_leaderboard(rows: list[dict[str, Any]]) -> str:
     """The leaderboard as Markdown, one table per measure."""
     out = ["# creval profiles compared", "",
            "Rank (the ranks the 95% intervals allow); tied: the intervals overlap.", ""]
-    measure = None
-    for row in rows:
-        key = (row["family"], row["benchmark"], row["key"], row["label"])  # a group: its label
-        if key != measure:
-            measure = key
-            out += ["", f"## {row['label']} ({row['benchmark']}.{row['key']}, {row['kind']})", ""]
-            block = [r for r in rows if (r["family"], r["benchmark"], r["key"], r["label"]) == key]
-            out.append(markdown_table([
-                {"rank": _rank(r), "model": r["model"], "value": r["value"],
-                 "interval": _interval(r), "n": None if r["n"] is None or r["n"] != r["n"] else int(r["n"]),  # not 12.0000
-                 "weak": r["weak"] or "-"} for r in block]))
+    for title, block in profile_boards(rows).items():
+        out += ["", f"## {title}", "", markdown_table(block)]
     return "\n".join(out) + "\n"

@@ -114,20 +114,35 @@ def render_html(doc: dict[str, Any]) -> str:
     lo = min(e[0] for e in ends) if ratings else 0.0
     hi = max(e[1] for e in ends) if ratings else 1.0
     span = (hi - lo) or 1.0
-    bars = []
+    # the labels' column as wide as the longest label (at most 6.5 px a character at 12 px)
+    left = 16 + 6.5 * max((len(str(r["model"])) for r in ratings), default=4)
+    plot, bars = 420, []
     for n, (r, (low, high)) in enumerate(zip(ratings, ends, strict=True)):
-        x0, x1, x = ((v - lo) / span * 400 + 100 for v in (low, high, r["rating"]))
-        y = 20 + 24 * n
-        bars.append(f"<g class='model' data-model='{escape(r['model'])}'><text x='95' y='{y + 4}' text-anchor='end'>"
+        x0, x1, x = ((v - lo) / span * plot + left for v in (low, high, r["rating"]))
+        y = 20 + 26 * n
+        bars.append(f"<g class='model' data-model='{escape(r['model'])}'><text x='{left - 8}' y='{y + 4}' text-anchor='end'>"
                     f"{escape(r['model'])}</text><line x1='{x0:.1f}' x2='{x1:.1f}' y1='{y}' y2='{y}' stroke='#36c' "
-                    f"stroke-width='3'/><circle cx='{x:.1f}' cy='{y}' r='4' fill='#124'/></g>")
-    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='520' height='{30 + 24 * len(ratings)}' "
-           f"font-size='11' font-family='sans-serif'>{''.join(bars)}</svg>")
+                    f"stroke-width='4'/><circle cx='{x:.1f}' cy='{y}' r='5' fill='#124'/></g>")
+    base = 30 + 26 * len(ratings)
+    ticks = "".join(
+        f"<line x1='{left + f * plot:.1f}' x2='{left + f * plot:.1f}' y1='{base - 6}' y2='{base}' stroke='#555'/>"
+        f"<text x='{left + f * plot:.1f}' y='{base + 14}' text-anchor='middle'>{lo + f * span:.2f}</text>"
+        for f in (0.0, 0.25, 0.5, 0.75, 1.0))
+    axis = (f"<g class='axis'><line x1='{left}' x2='{left + plot}' y1='{base}' y2='{base}' stroke='#555'/>{ticks}"
+            f"<text x='{left + plot / 2:.1f}' y='{base + 30}' text-anchor='middle'>rating (Bradley-Terry)</text></g>")
+    width, height = left + plot + 30, base + 40
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}' width='100%' "
+           f"style='max-width:{width}px' font-size='12' font-family='sans-serif' role='img'>"
+           f"{''.join(bars)}{axis}</svg>")
     summary = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(doc))
     return "\n".join([
-        "<!doctype html><meta charset='utf-8'><title>creval rank</title>",
-        "<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;"
-        "margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em}</style>",
+        "<!doctype html><meta charset='utf-8'><meta name='viewport' content='width=device-width, "
+        "initial-scale=1'><title>creval rank</title>",
+        "<style>body{font-family:system-ui,sans-serif;margin:2em auto;padding:0 1em;max-width:70em;"
+        "color:#222;line-height:1.45}h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}"
+        "table{border-collapse:collapse;margin:1em 0;display:block;overflow-x:auto}"
+        "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}th{background:#f3f5f8}"
+        "figure{margin:1em 0}figcaption{color:#555;font-size:.9em}</style>",
         f"<h1>{escape(doc['benchmark'])}: pairwise ratings</h1>",
         f"<section class='rank' data-benchmark='{escape(doc['benchmark'])}'>",
         f"<figure class='intervals'>{svg}<figcaption>Ratings with their intervals</figcaption></figure>",

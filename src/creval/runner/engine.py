@@ -304,6 +304,7 @@ class Runner:
                 gate.release(ticket, "other")
                 raise EndpointDown(endpoint)
             outcome: Outcome = "other"
+            sent = time.monotonic()
             try:
                 tally = tally_requests()
                 try:
@@ -316,7 +317,7 @@ class Runner:
                     # as the server sees them: a backend that sends several requests
                     # for one call (topping up n, windows) notes each; others count as one
                     self.counters.add(model.spec, requests=tally.requests)
-                    gate.release(ticket, outcome)
+                    gate.release(ticket, outcome, time.monotonic() - sent)
             except EndpointUnreachable as exc:
                 self._failures[endpoint] = self._failures.get(endpoint, 0) + 1
                 if self._failures[endpoint] >= BREAKER_THRESHOLD:

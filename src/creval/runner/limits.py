@@ -2,9 +2,22 @@
 
 A server that answers fewer requests at once than it is sent (a llama.cpp server with one
 slot, a rate-limited API) queues the rest or refuses them: the requests at the back of its
-queue time out, or come back 429 or 503. The runner starts each endpoint at the requested
-concurrency (``--concurrency``, the backend's default) and adapts it the way TCP adapts its
-window (additive increase, multiplicative decrease):
+queue time out, or come back 429 or 503. The runner starts each endpoint gently and adapts
+its requests in flight the way TCP adapts its window:
+
+* **slow start**: an endpoint new to the process starts at :data:`START` request in flight,
+  and each answer to a request sent at the limit adds one (the limit doubles every round of
+  answers) while the answers come as fast as the fastest one did (at most :data:`HOLD` times
+  its latency; the first answer's latency, which carries the client's set-up, is not
+  used), up to the requested concurrency (``--concurrency``, the backend's default).
+  An answer slower than that means the requests queue at the server: slow start ends there,
+  before any timeout, at the requests the server works on at once (those in flight when the
+  slow answer was sent, times the fastest latency over its own, at least one), and from then
+  on the limit grows as below only on answers whose
+  latency holds (a queue that grows by one request makes every answer wait one answer
+  longer, and the back of it times out). A fast API reaches the requested
+  concurrency in a few rounds; a one-slot server is sent a few requests, not eight at once
+  (which it works through even when their clients have given up);
 
 * the answers to requests sent since the last back-off are taken in **rounds** of as many
   as were allowed in flight (or in flight at most, when fewer were sent; at least four).
@@ -73,6 +86,11 @@ SHARE = 0.25
 #: Answers a round takes at least: one overload among the first answers of a run that is
 #: still sending (or of two in flight) is chance as often as load.
 SMALLEST_ROUND = 4
+#: Requests in flight an endpoint new to the process starts with (slow start).
+START = 1
+#: Slow start goes on while an answer takes at most this many times the fastest answer's
+#: latency: one answer queued behind another at a one-slot server takes twice as long.
+HOLD = 1.5
 
 
 @dataclass(frozen=True)
@@ -111,15 +129,26 @@ class AdaptiveLimit:
     peak: int = 0
     #: The fewest requests in flight when an overloaded request of the round was sent.
     round_low: int = 0
+    #: Start at :data:`START` and grow by one per answer while latency holds (slow start).
+    slow_start: bool = False
+    #: Whether slow start is still on, and the fastest answer's latency (seconds) so far.
+    ramping: bool = False
+    fastest: float | None = None
+    #: Whether slow start ended on a slow answer (the server queues): growth then needs
+    #: answers whose latency holds.
+    queues: bool = False
+    #: Whether an answer came already (the first one's latency is not used).
+    answered: bool = False
 
     def __post_init__(self) -> None:
         if self.requested < 1:
             raise ValueError(f"requested concurrency must be >= 1, got {self.requested}")
         if self.limit <= 0:
-            self.limit = float(self.requested)
+            self.limit = float(min(self.requested, START) if self.slow_start else self.requested)
         self.limit = min(self.limit, float(self.requested))
+        self.ramping = self.ramping or (self.slow_start and self.limit < self.requested)
         self.started_at = self.allowed
-        self.lowest = self.allowed
+        self.lowest = self.requested if self.slow_start else self.allowed
 
     @property
     def allowed(self) -> int:
@@ -142,9 +171,14 @@ class AdaptiveLimit:
             self.full += 1
         return Ticket(self.epoch, self.in_flight, before)
 
-    def finish(self, ticket: Ticket, outcome: Outcome) -> bool:
-        """The request of ``ticket`` ended with ``outcome``; True when the limit backed off."""
+    def finish(self, ticket: Ticket, outcome: Outcome, latency: float | None = None) -> bool:
+        """The request of ``ticket`` ended with ``outcome`` after ``latency`` seconds (an
+        answer's, for slow start); True when the limit backed off."""
         self.in_flight = max(0, self.in_flight - 1)
+        if outcome == "ok" and not self.answered:
+            self.answered, latency = True, None  # it carries the client's set-up (imports, TLS)
+        if outcome == "ok" and latency is not None:
+            self.fastest = latency if self.fastest is None else min(self.fastest, latency)
         if outcome != "other":
             self.counts[outcome] = self.counts.get(outcome, 0) + 1
         if outcome == "other" or ticket.epoch != self.epoch:
@@ -154,7 +188,7 @@ class AdaptiveLimit:
             self.round_overloads += 1
             self.round_low = min(self.round_low or ticket.in_flight, ticket.in_flight)
         elif self.full > ticket.full_before:
-            self._grow()  # sent at the current limit, which was reached meanwhile
+            self._grow(latency, ticket.in_flight)  # sent at the limit, reached meanwhile
         size = max(SMALLEST_ROUND, min(self.allowed, self.peak))
         if self.round_overloads > SHARE * size:
             return self._back_off(min(self.allowed, self.peak, self.round_low))
@@ -166,6 +200,7 @@ class AdaptiveLimit:
     def _back_off(self, level: int) -> bool:
         """Halve the limit from ``level`` (the fewest requests in flight that overloaded it)."""
         self.epoch += 1  # overloads of requests sent before now are this same event
+        self.ramping = False
         self.round_answers = self.round_overloads = self.peak = self.round_low = 0
         new = max(1, level // 2)
         if new >= self.allowed:
@@ -177,7 +212,20 @@ class AdaptiveLimit:
         self.backoffs += 1
         return True
 
-    def _grow(self) -> None:
+    def _grow(self, latency: float | None = None, sent_among: int = 1) -> None:
+        held = latency is None or self.fastest is None or latency <= HOLD * self.fastest
+        if self.ramping and not held:  # answers wait behind each other: the server is full
+            assert latency is not None and self.fastest is not None
+            self.ramping, self.queues = False, True
+            works_on = max(1, math.floor(sent_among * self.fastest / latency + 1e-9))
+            self.limit = float(min(self.allowed, works_on))
+            return
+        if self.ramping:
+            self.limit = min(float(self.requested), self.limit + 1.0)
+            self.ramping = self.limit < self.requested
+            return
+        if self.queues and not held:
+            return  # one more in its queue would make every answer wait longer
         step = 1.0 / self.allowed
         if self.ceiling is not None and self.allowed + 1 == self.ceiling:
             step /= SLOW * 2 ** min(self.repeats, MOST_REPEATS)
@@ -198,25 +246,34 @@ class AdaptiveLimit:
                 "unavailable": self.counts.get("503", 0)}
 
     def adapted(self) -> bool:
-        """Whether there is anything to say: the limit moved, or the endpoint was overloaded."""
-        return (self.lowest != self.requested or self.allowed != self.requested
-                or any(self.counts.get(k, 0) for k in OVERLOADS))
+        """Whether there is anything to say: the limit moved, or the endpoint was overloaded
+        (growing from slow start's few requests is not news)."""
+        if self.backoffs or any(self.counts.get(k, 0) for k in OVERLOADS):
+            return True
+        return not self.slow_start and (self.lowest != self.requested
+                                        or self.allowed != self.requested)
 
 
-#: (endpoint, requested) -> (limit, ceiling, repeats) the last gate of this process ended with.
-_LEARNED: dict[tuple[str, int], tuple[float, int | None, int]] = {}
+#: (endpoint, requested) -> (limit, ceiling, repeats, ramping, fastest, queues) the last gate of this
+#: process ended with.
+_LEARNED: dict[tuple[str, int], tuple[float, int | None, int, bool, float | None, bool]] = {}
 
 
 def learned_limit(endpoint: str, requested: int) -> AdaptiveLimit:
-    """A limit for ``endpoint`` at the requested value, or where the last one in this process
-    ended (see :func:`remember`)."""
-    limit, ceiling, repeats = _LEARNED.get((endpoint, requested), (float(requested), None, 0))
-    return AdaptiveLimit(requested, limit=limit, ceiling=ceiling, repeats=repeats)
+    """A limit for ``endpoint`` at the requested value, slow-starting (see the module), or
+    where the last one in this process ended (see :func:`remember`)."""
+    learned = _LEARNED.get((endpoint, requested))
+    if learned is None:
+        return AdaptiveLimit(requested, slow_start=True)
+    limit, ceiling, repeats, ramping, fastest, queues = learned
+    return AdaptiveLimit(requested, limit=limit, ceiling=ceiling, repeats=repeats,
+                         ramping=ramping, fastest=fastest, queues=queues)
 
 
 def remember(endpoint: str, state: AdaptiveLimit) -> None:
     """Keep where ``state`` ended, for the next gate of ``endpoint`` in this process."""
-    _LEARNED[(endpoint, state.requested)] = (state.limit, state.ceiling, state.repeats)
+    _LEARNED[(endpoint, state.requested)] = (state.limit, state.ceiling, state.repeats,
+                                             state.ramping, state.fastest, state.queues)
 
 
 class AdaptiveGate:
@@ -241,9 +298,10 @@ class AdaptiveGate:
                 self._waiting.remove(future)
             raise
 
-    def release(self, ticket: Ticket, outcome: Outcome) -> bool:
-        """The request of ``ticket`` ended; True when the limit backed off."""
-        backed_off = self.state.finish(ticket, outcome)
+    def release(self, ticket: Ticket, outcome: Outcome, latency: float | None = None) -> bool:
+        """The request of ``ticket`` ended (after ``latency`` seconds); True when the limit
+        backed off."""
+        backed_off = self.state.finish(ticket, outcome, latency)
         while self._waiting and self.state.can_start():
             future = self._waiting.popleft()
             if not future.done():

@@ -77,7 +77,7 @@ def test_a_judge_that_always_says_3_is_flagged(tmp_path: Path) -> None:
     assert scores["headline"]["human_r"] is None
     (check,) = scores["judge_checks"]
     assert check["check"] == "weak_correlation" and check["items"] == 30
-    assert "does not discriminate" in done.stderr
+    assert "is not shown to tell original from common uses" in done.stderr
 
 
 def test_python_api_runs_the_judge_scorer_on_the_same_records(tmp_path: Path) -> None:

@@ -81,6 +81,10 @@ class AUT(Benchmark[AUTOptions]):
     Options = AUTOptions
     roles = ("target", "judge")
 
+    def uses_role(self, role: str, options: AUTOptions) -> bool:
+        """The judge only with ``--scorer judge`` (semdis and the regressor call no model)."""
+        return role == "target" or (role == "judge" and options.scorer == "judge")
+
     def prompts(self, options: AUTOptions) -> dict[str, str]:
         out = {"prompt": load_prompt("aut_en", options.prompt_file)}
         if options.scorer == "judge":

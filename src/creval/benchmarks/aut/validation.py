@@ -74,7 +74,7 @@ def validate(folder: Path, chosen: Sequence[tuple[int, Response]], scores: Seque
                   "interval above 0)")
         out.checks.append(JudgeCheck(judge=f"aut {scorer} scorer", check="weak_correlation",
                                      detail=detail, items=mine.n))
-        out.warnings.append(f"The {scorer} scorer does not discriminate original from common "
+        out.warnings.append(f"The {scorer} scorer is not shown to tell original from common "
                             f"uses as people do: {detail}. Its originality scores say little.")
     return out
 

@@ -5,7 +5,7 @@ the Creativity Index against an infini-gram index, perplexity under ``--model``,
 syntactic templates (POS tags), a rubric LLM judge, the Semantic Novelty Score, and
 lexical diversity per set. The report gives,
 per metric, the two sets' means and spreads, AUROC, accuracy and F1 at the best and at a
-fixed threshold, Cohen's d with a bootstrap interval, the distributions' overlap, the
+fixed threshold, Cohen's d with its noncentral t interval, the distributions' overlap, the
 rank correlations between metrics, and the Creativity Index's sensitivity to L.
 
 Only perplexity (``--model``), the judge and SNS (``--judge``, default the model) call a

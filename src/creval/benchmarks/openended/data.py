@@ -350,6 +350,10 @@ def _starter(domain: str) -> list[Problem]:
     )
 
 
+#: The file ``creval data fetch DOMAIN`` writes, to pass as ``--source``.
+UPSTREAM_FILES = {"macgyver": "problem_solution_pair.xlsx"}
+
+
 def load_problems(
     domain: str, source: str | None = None, *, subset: str | None = None, limit: int | None = None
 ) -> list[Problem]:
@@ -368,7 +372,11 @@ def load_problems(
         raise CrevalError(f"Unknown subset {subset!r} for {domain}; subsets: {known}.")
     if source is None:
         if subset is not None:
-            raise CrevalError(f"subset {subset!r} selects from the upstream data; pass its file.")
+            raise CrevalError(
+                f"{domain}'s subset {subset!r} selects from the upstream data: fetch it with "
+                f"`creval data fetch {domain}` and pass --source data/{domain}/"
+                f"{UPSTREAM_FILES.get(domain, domain + '.jsonl')} (in a profile: --set "
+                f"{domain}.source=FILE).")
         problems = _starter(domain)
     elif source == "hf" or source.startswith("hf:"):
         problems = _load_hf(domain, source)

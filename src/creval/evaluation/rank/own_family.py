@@ -65,7 +65,7 @@ def by_spec(families: Mapping[str, set[str]], judges: Sequence[str]) -> Excluded
         for label, fams in families.items():
             if maker is not None and maker in fams:
                 out[(judge, label)] = (f"{bare(judge)} is of the {maker} family, as the rated model "
-                                       f"{bare(label)} (by their specs, before any call)")
+                                       f"{label} (by their specs, before any call)")
     return out
 
 
@@ -84,7 +84,7 @@ def by_answers(families: Mapping[str, set[str]], judges: Sequence[str], out: Pat
             shared = sorted(n for n in ids if family(n) in fams)
             if shared:
                 out_[(judge, label)] = (f"{bare(judge)}'s answers reported {', '.join(shared)} "
-                                        f"({family(shared[0])} family), as the rated model {bare(label)}")
+                                        f"({family(shared[0])} family), as the rated model {label}")
     return out_
 
 

@@ -84,6 +84,10 @@ def plan_runs(
         )
     check_role_names(chosen, roles or {}, role_urls or {})
     root = out or Path("runs") / slug(model)
+    from creval._util.paths import file_in_the_way
+
+    if (blocker := file_in_the_way(root)) is not None:
+        raise CrevalError(f"--out {root}: {blocker} is a file; name a directory (new or a run's).")
     plans, entries = [], {}
     for bench in chosen:
         mine = {k: v for k, v in values.items() if k in bench.Options.model_fields}

@@ -40,6 +40,7 @@ from creval.records import (
     RECORDS,
     SCORES_FORMAT,
     ErrorCause,
+    Record,
     Scores,
     UnitCounts,
     UnitError,
@@ -238,6 +239,7 @@ def run_benchmark(
         judge_options=settings.judge_options,
         role_options=settings.role_options,
     )
+    choices = {r: c for r, c in choices.items() if r == "target" or benchmark.uses_role(r, options)}
     models = build(choices)
     model = models["target"]
     if settings.model.startswith("replay:"):
@@ -276,12 +278,15 @@ def run_benchmark(
         )
         pending = runner.pending(units)
         started = time.time()
+        opened = f"{os.getpid()}-{started}"
+        if pending:  # a line now: a killed invocation leaves it without the closing one below
+            store.log_invocation({"opened": opened, "pending": len(pending)})
         try:
             if pending:
                 asyncio.run(_run(runner, unique, units, settings.concurrency))
         finally:
             seconds = time.time() - started
-            store.log_invocation({"seconds": seconds, "pending": len(pending),
+            store.log_invocation({"seconds": seconds, "pending": len(pending), "closes": opened,
                                   **runner.counters.as_dict(), "executor": executor.describe(),
                                   "process": {"host": platform.node(), "pid": os.getpid()}})
             if cache is not None:
@@ -292,7 +297,7 @@ def run_benchmark(
     from creval.evaluation.run.unscored import with_unscored
 
     scores = with_unscored(scores, benchmark.name, options.model_dump())  # a measure without items
-    history = store.invocations()
+    history = counted_invocations(store.invocations(), read_records(out / RECORDS))
     usage = {
         "this_invocation": {**runner.counters.as_dict(), "seconds": round(seconds, 3)},
         "all_invocations": {
@@ -381,6 +386,47 @@ def _label_self_judged(scores: Scores, store: RunStore, roles: list[str],
                    f" pass {flags} or --judge SPEC (or --preset paper) for the paper's choice.")
     warnings = scores.warnings if warning in scores.warnings else [*scores.warnings, warning]
     return scores.model_copy(update={"headline": headline, "warnings": warnings})
+
+
+def counted_invocations(entries: list[dict[str, Any]], records: list[Record]) -> list[dict[str, Any]]:
+    """The invocations of a run with their usage: each closed one as it logged itself; one
+    that was killed (its opening line, no closing one) as its records tell it, the units
+    that started between its opening and the next line, each model call one request (a
+    cache hit is counted as one too: the records do not tell them apart), marked
+    ``killed``.
+
+    >>> killed = counted_invocations([{"opened": "a", "time": 1.0}], [])
+    >>> killed[0]["killed"], killed[0]["units_ok"]
+    (True, 0)
+    """
+    closed = {e.get("closes") for e in entries}
+    out = []
+    for i, entry in enumerate(entries):
+        if "opened" not in entry:
+            out.append(entry)
+            continue
+        if entry["opened"] in closed:
+            continue
+        start = float(entry.get("time") or 0.0)
+        end = min((float(e.get("time") or 0.0) for e in entries[i + 1:]), default=float("inf"))
+        mine = [r for r in records if start <= r.started < end]
+        models: dict[str, dict[str, int]] = {}
+        for record in mine:
+            for call in record.calls:
+                if "completions" not in call or str(call.get("model", "")).startswith("replay:"):
+                    continue
+                row = models.setdefault(str(call.get("model")), {})
+                usage = [c.get("usage") or {} for c in call["completions"]]
+                for name, value in (("requests", 1),
+                                    ("input_tokens", sum(int(u.get("input_tokens") or 0) for u in usage)),
+                                    ("output_tokens", sum(int(u.get("output_tokens") or 0) for u in usage)),
+                                    ("reasoning_tokens", sum(int(u.get("reasoning_tokens") or 0) for u in usage))):
+                    row[name] = row.get(name, 0) + value
+        out.append({"killed": True, "pending": entry.get("pending"),
+                    "units_ok": sum(r.status == "ok" for r in mine),
+                    "units_failed": sum(r.status != "ok" for r in mine), "units_not_run": 0,
+                    "models": models})
+    return out
 
 
 def _score(

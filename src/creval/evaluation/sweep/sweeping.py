@@ -101,7 +101,13 @@ def _check_option(option: str, names: Sequence[str], options: Mapping[str, Any])
     for name in names:
         bench = get_benchmark(name)
         if option not in bench.Options.model_fields:
-            raise CrevalError(f"{name} has no option --{option.replace('_', '-')} to sweep.")
+            import difflib
+
+            swept = [f for f in bench.Options.model_fields
+                     if bench.Options.kind_of(f) == "generation"]
+            close = difflib.get_close_matches(option, swept, n=1)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            raise CrevalError(f"{name} has no option --{option.replace('_', '-')} to sweep.{hint}")
         if bench.Options.kind_of(option) != "generation":
             raise CrevalError(f"--{option.replace('_', '-')} of {name} is a "
                               f"{bench.Options.kind_of(option)} option: a sweep varies a "

@@ -143,6 +143,9 @@ def _read(root: Path, out: Verification) -> tuple[dict[str, Any] | None, list[Re
     manifest = load("manifest.json")
     if manifest is None:
         return None, None, None
+    if not manifest.get("benchmark"):
+        out.differences.append("manifest.json names no benchmark: it is not a creval run's manifest")
+        return None, None, None
     scores = load("scores.json")
     file = root / RECORDS
     if not file.is_file():
