@@ -68,6 +68,10 @@ NOT_COMPARED: dict[str, str] = {
     "dat.people": "where the people's word lists are read from, to place the run among people "
                   "(human_percentile, re-scored by the run's own scorer); not how dat_mean is "
                   "measured",
+    "dat.random_lists": "the random-word control shown beside dat_mean, not how it is measured",
+    "dat.random_pos": "the random-word control shown beside dat_mean, not how it is measured",
+    "dat.norms": "where the 100,000 people's norms are read from, shown beside dat_mean; not "
+                 "how it is measured",
     **{f"ttcw-judges.{name}": "the run's judge is what is compared: each released TTCW judge "
        "is paired with it on the (story, test) items both judged" for name in (
            "data", "stories", "tests", "temperature", "max_tokens", "wording", "prompt_file")},
