@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from _servers import LlamaServer
@@ -13,11 +14,27 @@ from _verified_runs import (  # noqa: F401  (hooks: creval verify on every run t
 )
 from tests_paths import REPO, SHARED_DATA, shared_data_path  # noqa: F401  (re-exported)
 
+#: Cache folders that hold only values computed from their key's inputs (keyed by digest), so a
+#: session computes each once and every test reads it (DAT's random-word control: the same
+#: scorer's 1,000 random lists for every DAT run of the suite).
+SHARED_CACHES = ("dat-chance",)
+
+
+@pytest.fixture(scope="session")
+def _shared_caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shared-cache")
+
 
 @pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own response cache unless it sets one itself."""
-    monkeypatch.setenv("CREVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                    _shared_caches: Path) -> None:
+    """Every test gets its own response cache unless it sets one itself; the digest-keyed
+    computed values of :data:`SHARED_CACHES` are shared by the session (written atomically)."""
+    cache = tmp_path_factory.mktemp("cache")
+    for name in SHARED_CACHES:
+        (_shared_caches / name).mkdir(exist_ok=True)
+        (cache / name).symlink_to(_shared_caches / name, target_is_directory=True)
+    monkeypatch.setenv("CREVAL_CACHE_DIR", str(cache))
 
 
 @pytest.fixture(scope="session")
