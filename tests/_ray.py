@@ -61,22 +61,34 @@ class RayHead:
 
 
 @contextmanager
-def token_cluster() -> Iterator[str]:
-    """A :class:`RayHead` of 2 CPUs for this process's drivers: its address; its token is in
-    this process's environment (so subprocess drivers inherit it) until the cluster stops."""
+def token_env(head: RayHead) -> Iterator[str]:
+    """``head``'s token in this process's environment (so subprocess drivers inherit it) for
+    the block: its address. The environment is as before on leaving."""
     token = {"RAY_AUTH_MODE", "RAY_AUTH_TOKEN"}
     saved = {k: os.environ.get(k) for k in token}
-    head = RayHead(cpus=2)
     os.environ.update({k: head.env[k] for k in token})
     try:
         yield head.address
     finally:
-        head.stop()
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@contextmanager
+def token_cluster() -> Iterator[str]:
+    """A :class:`RayHead` of 2 CPUs for this process's drivers: its address; its token is in
+    this process's environment (so subprocess drivers inherit it) until the cluster stops.
+    Tests take the session's cluster instead (fixture ``ray_head`` in conftest.py, with
+    :func:`token_env`): one start per worker, not one per module."""
+    head = RayHead(cpus=2)
+    try:
+        with token_env(head) as address:
+            yield address
+    finally:
+        head.stop()
 
 
 @contextmanager

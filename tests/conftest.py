@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _ray import RayHead
 from _servers import LlamaServer
 from _verified_runs import (  # noqa: F401  (hooks: creval verify on every run the tests write)
     pytest_configure,
@@ -60,3 +61,18 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_head() -> Iterator[RayHead]:
+    """A local Ray cluster of 2 CPUs in a process of ours, shared by the session (one per
+    pytest-xdist worker, as ``llama_server``): the Ray tests' drivers connect to it with
+    ``--ray-address`` and its token (``RayHead.env``, or ``_ray.token_env``). Starting one
+    took 10-30 s on the 2-core machine, once per module before (issue 45). A driver killed
+    by a test leaves it whole (its tasks and actors die with the driver); it is stopped, with
+    every process under it, at the end of the session."""
+    head = RayHead(cpus=2)
+    try:
+        yield head
+    finally:
+        head.stop()

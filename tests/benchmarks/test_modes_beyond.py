@@ -15,7 +15,7 @@ import pytest
 
 from tests._batch_server import BatchServer
 from tests._cli import creval, creval_process
-from tests._ray import token_cluster
+from tests._ray import RayHead, token_env
 from tests._servers import ChatServer, novelty_pair
 
 
@@ -78,9 +78,10 @@ def test_the_plain_runs_used_the_judge(plain: tuple[Path, str]) -> None:
 
 
 @pytest.mark.slow
-def test_ray_executor_gives_the_plain_scores(plain: tuple[Path, str], tmp_path: Path) -> None:
+def test_ray_executor_gives_the_plain_scores(plain: tuple[Path, str], tmp_path: Path,
+                                            ray_head: RayHead) -> None:
     root, url = plain
-    with token_cluster() as address:  # a local Ray cluster of ours, stopped on leaving
+    with token_env(ray_head) as address:  # the session's local Ray cluster, its token here
         for bench in BENCHES:
             out = tmp_path / bench
             done = creval_process(*_args(bench, url, out), "--executor", "ray",

@@ -109,6 +109,25 @@ def test_released_judgements_reproduce_the_reference_aggregates() -> None:
     assert cells[6:] == ["3500", "0"]
 
 
+#: nouns for the loopback writer's answers: each "model" (temperature) takes its own ten
+NOUNS = ["volcano", "spoon", "justice", "giraffe", "umbrella", "algebra", "velvet", "harbor",
+         "pepper", "saxophone", "glacier", "lantern", "orchid", "tractor", "whisper", "cactus",
+         "satellite", "marble", "thunder", "violin", "pyramid", "blanket", "comet", "ladder"]
+
+
+def _writer(body: dict[str, Any]) -> tuple[int, str]:
+    """Three "models" in one loopback endpoint, told apart by the temperature asked for:
+    answers of their own length and words (DAT: ten nouns a line; a story or an idea
+    otherwise), so that judge scores, DAT and SAT differ between them."""
+    k = round(float(body.get("temperature") or 0) * 10)  # 4, 8, 12
+    prompt = str(body["messages"][-1]["content"])
+    turn = (k + len(prompt)) % len(NOUNS)
+    words = NOUNS[turn:] + NOUNS[:turn]  # distinct
+    if "word" in prompt.lower() and "story" not in prompt.lower():
+        return 200, "\n".join(words[:10])
+    return 200, " ".join(words[: 3 + k % 7]) + "."
+
+
 @pytest.mark.slow
 def test_compare_three_models(tmp_path: Path) -> None:
     def reply(body: dict[str, Any]) -> tuple[int, str]:
@@ -117,25 +136,29 @@ def test_compare_three_models(tmp_path: Path) -> None:
         a, b = len(answer) % 5 + 1, answer.count(" ") % 5 + 1
         return 200, f"Fluency: {a}\nFlexibility: {b}\nOriginality: {6 - a}\nElaboration: {6 - b}"
 
-    judge = ChatServer(reply=reply)
+    judge, writer = ChatServer(reply=reply), ChatServer(reply=_writer)
     try:
         for temperature in ("0.4", "0.8", "1.2"):
             # in this process: no interpreter start, and the embedder and word vectors load once.
+            # The three "models" are a loopback writer at three temperatures: what is checked
+            # is correlate's table over three runs of each benchmark, not the packaged model's
+            # answers (16-token answers of it were all the test read before, DAT lists invalid).
             # ttct needs all 7 tasks (a row per task below); SAT and DAT give one number per
-            # model, so 2 stories (not 7; their prompts were most of the tokens) and 1 trial
-            # do; 16-token answers: nothing below reads them (the small model's DAT lists were
-            # invalid at 40 tokens too)
+            # model, so 2 stories and 1 trial do.
             out = tmp_path / f"smollm2-t{temperature}"
-            common = ["--model", "local", "--temperature", temperature, "--max-tokens", "16",
-                      "--no-progress"]
+            common = ["--model", "openai:writer", "--base-url", writer.url, "--temperature",
+                      temperature, "--max-tokens", "16", "--no-progress"]
             done = creval_in_process(
                 "run", "ttct", "dat", *common, "--judge", "openai:judge", "--judge-base-url",
-                judge.url, "--limit", "7", "--answers", "1", "--trials", "1", "--out", str(out))
-            assert done.returncode == 0, done.stderr
-            done = creval_in_process("run", "sat", *common, "--limit", "2", "--out", str(out / "sat"))
-            assert done.returncode == 0, done.stderr
+                judge.url, "--limit", "7", "--answers", "1", "--trials", "1", "--out", str(out),
+                env={"OPENAI_API_KEY": "sk-test"})
+            assert done.returncode == 0, done.stdout + done.stderr
+            done = creval_in_process("run", "sat", *common, "--limit", "2", "--out",
+                                     str(out / "sat"), env={"OPENAI_API_KEY": "sk-test"})
+            assert done.returncode == 0, done.stdout + done.stderr
     finally:
         judge.close()
+        writer.close()
     runs = sorted(str(p) for p in tmp_path.glob("*/*") if p.is_dir())
     assert len(runs) == 9
     report = tmp_path / "compare.md"

@@ -19,7 +19,8 @@ from creval.models import ModelOptions, get_model
 from creval.models.base import Completion, GenerateRequest, ImagePart, Message, ModelError
 from creval.runner.executors import LocalExecutor
 from creval.runner.remote_model import RemoteModel, on_actors
-from tests._ray import token_cluster
+from tests._cli import creval
+from tests._ray import RayHead, token_env
 
 CREVAL = [sys.executable, "-m", "creval.cli"]
 # 32-token answers (not dat's 160): the tests compare them, they need not be word lists
@@ -68,9 +69,10 @@ def test_an_actor_answers_as_the_local_model_and_raises_its_errors() -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """A local Ray cluster of 2 CPUs in a process of ours (token authentication): its address."""
-    with token_cluster() as address:
+def cluster(ray_head: RayHead) -> Iterator[str]:
+    """The session's local Ray cluster of 2 CPUs in a process of ours (token authentication,
+    its token in this process's environment for the module): its address."""
+    with token_env(ray_head) as address:
         yield address
 
 
@@ -97,7 +99,8 @@ def runs(cluster: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pa
     root = tmp_path_factory.mktemp("remote_models")
     cache = str(root / "cache.sqlite")
     ray = ["--executor", "ray", "--ray-address", cluster, "--workers", "2"]
-    _run(*DAT, "--cache", cache, "--out", str(root / "local"))
+    local = creval(*DAT, "--cache", cache, "--out", str(root / "local"))  # no Ray: in this process
+    assert local.returncode == 0, (local.stdout + local.stderr)[-3000:]
     _run(*DAT, *ray, "--no-cache", "--out", str(root / "ray"))
     _run(*DAT, *ray, "--cache", cache, "--out", str(root / "ray-cached"))
     return {name: root / name for name in ("local", "ray", "ray-cached")}

@@ -3,30 +3,27 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-CREVAL = [sys.executable, "-m", "creval.cli"]
+from tests._cli import creval
 
 
 @pytest.mark.slow
 def test_oogiri_and_lotbench_run_offline_on_the_local_model(tmp_path: Path) -> None:
-    oogiri = subprocess.run(
-        [*CREVAL, "run", "oogiri", "--model", "local", "--limit", "1", "--no-progress",
-         "--out", str(tmp_path / "oogiri")], capture_output=True, text=True, timeout=900)
-    assert oogiri.returncode == 0, oogiri.stderr
+    # both in this process: one interpreter and one import of creval, not two
+    oogiri = creval("run", "oogiri", "--model", "local", "--limit", "1", "--no-progress",
+                    "--out", str(tmp_path / "oogiri"))
+    assert oogiri.returncode == 0, oogiri.stdout + oogiri.stderr
     h = json.loads((tmp_path / "oogiri" / "scores.json").read_text())["headline"]
     # SmolLM2-135M follows the answer format poorly: whatever it says is parsed or counted
     answered = sum(h[f"acc_{q}"] is not None for q in ("2T1", "3T1", "4T1", "5T2"))
     assert answered == 4 and h["prompts_answered"] == 1 and 0 <= h["unparsed"] <= 5
-    lot = subprocess.run(
-        [*CREVAL, "run", "lotbench", "--model", "local", "--limit", "1", "--repeats", "1",
-         "--max-rounds", "2", "--judge-max-tokens", "48", "--no-progress",
-         "--out", str(tmp_path / "lotbench")], capture_output=True, text=True, timeout=900)
-    assert lot.returncode == 0, lot.stderr
+    lot = creval("run", "lotbench", "--model", "local", "--limit", "1", "--repeats", "1",
+                 "--max-rounds", "2", "--judge-max-tokens", "48", "--no-progress",
+                 "--out", str(tmp_path / "lotbench"))
+    assert lot.returncode == 0, lot.stdout + lot.stderr
     scores = json.loads((tmp_path / "lotbench" / "scores.json").read_text())
     assert scores["headline"]["games"] == 1 and scores["headline"]["S_c"] is not None
     (game,) = [json.loads(x) for x in (tmp_path / "lotbench" / "transcripts.jsonl").read_text().splitlines()]

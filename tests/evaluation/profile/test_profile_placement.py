@@ -16,9 +16,9 @@ and must say why.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -35,52 +35,89 @@ SLOT = re.compile(r"JCQ-ANSWER (\d+)-(\d+)")
 
 
 class Server:
-    """OpenAI-style chat completions on loopback; ``reply(body, index)`` gives choice i."""
+    """OpenAI-style chat completions on loopback; ``reply(body, index)`` gives choice i.
+
+    The server runs in a process of its own (forked, so ``reply`` need not be pickled): the
+    paper-size runs send ~4,200 requests each, and a server in the test's process took the
+    GIL from the client it served, whose every socket send then waited for it (4 ms a send
+    under load, ~110 s of this module's time; issue 45). ``reports`` and ``requests`` live in
+    shared memory."""
 
     def __init__(self, reply: Any) -> None:
-        owner = self
-        self.requests = 0
-        #: the model id the endpoint reports (None: the one asked for)
-        self.reports: str | None = None
+        ctx = multiprocessing.get_context("fork")
+        self._reports = ctx.Array("c", 128)  # b"": the model id asked for
+        self._requests = ctx.Value("l", 0)
+        here, there = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(reply, self._reports, self._requests, there),
+                                   daemon=True)
+        self.process.start()
+        there.close()
+        if not here.poll(60):
+            self.close()
+            raise RuntimeError("the loopback server did not start")
+        self.url = f"http://127.0.0.1:{here.recv()}/v1"
+        here.close()
 
-        class Handler(BaseHTTPRequestHandler):
-            # keep-alive: the paper-size runs send ~1,400 requests each; a connection (and a
-            # server thread) per request was most of this module's time
-            protocol_version = "HTTP/1.1"
+    @property
+    def requests(self) -> int:
+        return int(self._requests.value)
 
-            def log_message(self, *args: Any) -> None:
-                pass
+    @property
+    def reports(self) -> str | None:
+        """The model id the endpoint reports (None: the one asked for)."""
+        return self._reports.value.decode() or None
 
-            def do_GET(self) -> None:  # noqa: N802
-                self._send({"object": "list", "data": []})
-
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-                owner.requests += 1
-                choices = [{"index": i, "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": reply(body, i)}}
-                           for i in range(int(body.get("n") or 1))]
-                self._send({"id": "x", "object": "chat.completion", "created": 0,
-                            "model": owner.reports or body["model"], "choices": choices,
-                            "usage": {"prompt_tokens": 5, "completion_tokens": 5,
-                                      "total_tokens": 10}})
-
-            def _send(self, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    @reports.setter
+    def reports(self, model: str | None) -> None:
+        self._reports.value = (model or "").encode()
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.process.terminate()
+        self.process.join(10)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+def _serve(reply: Any, reports: Any, requests: Any, conn: Any) -> None:
+    """The server's process: answers until terminated."""
+
+    class Handler(BaseHTTPRequestHandler):
+        # keep-alive: the paper-size runs send ~4,200 requests each; a connection (and a
+        # server thread) per request was most of this module's time
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._send({"object": "list", "data": []})
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+            with requests.get_lock():
+                requests.value += 1
+            choices = [{"index": i, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": reply(body, i)}}
+                       for i in range(int(body.get("n") or 1))]
+            self._send({"id": "x", "object": "chat.completion", "created": 0,
+                        "model": reports.value.decode() or body["model"], "choices": choices,
+                        "usage": {"prompt_tokens": 5, "completion_tokens": 5,
+                                  "total_tokens": 10}})
+
+        def _send(self, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    conn.send(httpd.server_address[1])
+    conn.close()
+    httpd.serve_forever()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests._ray import token_cluster
+from tests._cli import creval
+from tests._ray import RayHead, token_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.unverified_runs("its module fixture writes a hand-made NeoCoder run (a program added to the records) as a replay source, shared by the tests of this module")]
 
@@ -34,9 +35,10 @@ NEOCODER = ["neocoder", "--limit", "1", "--states", "0", "--max-tokens", "32", "
 PROGRAM = "Read and echo:\n```python\ndef solve():\n    print(input())\n\nsolve()\n```\n"
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """A local Ray cluster of 2 CPUs in a process of ours (token authentication): its address."""
-    with token_cluster() as address:
+def cluster(ray_head: RayHead) -> Iterator[str]:
+    """The session's local Ray cluster of 2 CPUs in a process of ours (token authentication,
+    its token in this process's environment for the module): its address."""
+    with token_env(ray_head) as address:
         yield address
 
 
@@ -48,6 +50,13 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([*CREVAL, *args], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return done
+
+
+def _run_here(*args: str) -> None:
+    """A run with the default executor, in this process: no interpreter start (the Ray
+    drivers stay processes of their own, one of them to be killed)."""
+    done = creval(*args)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
 
 
 def _records(out: Path) -> list[dict[str, Any]]:
@@ -91,14 +100,15 @@ def runs(cluster: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, An
     _run(*_cmd(*NEOCODER)[3:], *ray, "--out", str(neocoder))  # resumes: nothing left to ask
     local = root / "local"  # the default executor: dat/ and neocoder/ below it
     for args in (DAT, NEOCODER):  # (dat's --limit would cap its trials)
-        _run(*_cmd(*args)[3:], "--cache", cache, "--out", str(local / args[0]))
+        _run_here(*_cmd(*args)[3:], "--cache", cache, "--out", str(local / args[0]))
     coded = _with_program(neocoder, root / "coded")
     code_runs = {}
     for name in ("ray", "local"):
         code_runs[name] = root / f"code-{name}"
-        _run("run", *NEOCODER, "--model", f"replay:{coded}", "--no-progress", "--executor",
-             name, *(["--ray-address", cluster] if name == "ray" else []),
-             "--out", str(code_runs[name]))
+        (_run if name == "ray" else _run_here)(
+            "run", *NEOCODER, "--model", f"replay:{coded}", "--no-progress", "--executor",
+            name, *(["--ray-address", cluster] if name == "ray" else []),
+            "--out", str(code_runs[name]))
     return {"root": root, "cache": cache, "dat": dat, "neocoder": neocoder, "local": local,
             "before_kill": before, "neocoder_first_scores": scored, "code": code_runs}
 
@@ -184,7 +194,8 @@ def test_one_command_runs_a_grid_of_two_models_and_two_benchmarks_on_ray(
         assert invocation["process"]["pid"] != driver.pid  # each run ran in a Ray worker
     for mine, replayed in zip(dirs[:2], dirs[2:], strict=True):  # the same answers
         assert _scores(mine)["headline"] == _scores(replayed)["headline"], mine.name
-    board = _run("compare", *map(str, dirs))
+    board = creval("compare", *map(str, dirs))  # reads the runs: in this process
+    assert board.returncode == 0, board.stderr
     assert "## dat" in board.stdout and "## neocoder" in board.stdout
 
 
