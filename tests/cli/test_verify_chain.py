@@ -87,6 +87,12 @@ def test_a_rerun_of_edited_records_refuses_naming_the_line(tmp_path: Path) -> No
     assert f"{run / 'records.jsonl'}:2: changed outside creval" in err, err
     assert len([x for x in err.splitlines() if x.startswith("error:")]) == 1, err  # one line
     assert (run / "scores.json").read_text() == before
+    # nothing prints its numbers as verified: report and compare say so, --strict refuses
+    for command in (["report", str(run)], ["compare", str(run)]):
+        done = creval(*command)
+        assert f"not verified: {run}: {run / 'records.jsonl'}:2: changed outside creval" in done.stdout, done.stdout
+        done = creval(*command, "--strict")
+        assert done.returncode == 2 and "--strict: not verified:" in done.stderr, done.stderr
 
     # the same edit with the digests computed again: the chain is not the one creval logged
     write(run, rechain(rows))
@@ -105,6 +111,28 @@ def test_a_rerun_of_edited_records_refuses_naming_the_line(tmp_path: Path) -> No
         fh.write(json.dumps({"key": lines(run)[0]["key"], "status": "ok"}) + "\n")
     code, err = sat(run)
     assert code != 0 and f"{run / 'records.jsonl'}:3: changed outside creval (carries no digest" in err, err
+
+
+def test_report_and_compare_of_a_clean_run_say_nothing_of_verification(tmp_path: Path) -> None:
+    run = fresh(tmp_path, "clean")
+    for command in (["report", str(run), "--strict"], ["compare", str(run), "--strict"]):
+        done = creval(*command)
+        assert done.returncode == 0 and "not verified" not in done.stdout + done.stderr, done.stderr
+
+
+@pytest.mark.unverified_runs("scores.json kept from before lines a killed invocation appended")
+def test_scores_older_than_the_records_are_not_verified(tmp_path: Path) -> None:
+    """Lines appended by creval after the scores (a later invocation killed before scoring):
+    the chain holds, but the scores do not cover them."""
+    run = fresh(tmp_path, "stale")
+    rows = lines(run)
+    body = {k: v for k, v in rows[-1].items() if k != CHAIN}
+    extra = {**body, CHAIN: chain_digest(rows[-1][CHAIN], body)}
+    with open(run / "records.jsonl", "a") as fh:
+        fh.write(json.dumps(extra) + "\n")
+    done = creval("report", str(run))
+    assert (f"not verified: {run}: scores.json was computed from the first 2 line(s) of "
+            "records.jsonl; 1 came after") in done.stdout, done.stdout
 
 
 def test_an_ok_record_without_its_calls_is_not_finished(tmp_path: Path) -> None:

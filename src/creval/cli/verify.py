@@ -56,3 +56,26 @@ def _code(code: dict[str, Any]) -> str:
     verdict = {True: "scores it the same", False: "scores it differently",
                None: "could not re-score it"}[same]
     return f"written by {named(code['run'])}; this is {named(code['this'])}, which {verdict}"
+
+
+def say_unverified(paths: list[Path], *, strict: bool) -> None:
+    """``not verified: RUN: why`` for each run below ``paths`` whose scores its records'
+    digest chain does not vouch for (:func:`creval.records.not_verified`, no replay), printed
+    before what the command shows of it; ``strict`` refuses them instead."""
+    from creval.errors import CrevalError
+    from creval.evaluation.compare.comparability import run_dirs
+    from creval.records import not_verified
+
+    found = []
+    for path in paths:
+        try:
+            runs = run_dirs(Path(path))
+        except CrevalError:
+            continue  # the command says what is wrong with the path
+        found += [f"not verified: {run}: {why}" for run in runs
+                  if (why := not_verified(run)) is not None]
+    if found and strict:
+        raise CrevalError("--strict: " + "; ".join(found))
+    for line in found:
+        typer.echo(line)
+

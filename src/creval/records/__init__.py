@@ -169,6 +169,29 @@ def changed_outside(root: Path) -> str | None:
     return None
 
 
+def not_verified(root: Path) -> str | None:
+    """Why the numbers of the run at ``root`` are not vouched for by its records' digest
+    chain (fast: no replay), in one line, or None: records changed outside creval
+    (:func:`changed_outside`), a ``scores.json`` that names no head (an older creval, or
+    written by hand) or was scored before the last lines were written. A run without
+    ``scores.json`` has no number to vouch for: None."""
+    root = Path(root)
+    if not (root / "scores.json").is_file():
+        return None
+    if (problem := changed_outside(root)) is not None:
+        return problem
+    scored = _scored_head(root / "scores.json")
+    chain = read_chain(root / RECORDS)
+    if scored is None or not chain.chained:
+        return ("its records carry no digest chain or scores.json names none (an older creval, "
+                f"or written by hand): run `creval verify {root}`")
+    if scored != chain.head:
+        at = chain.heads.index(scored) + 1 if scored in chain.heads else 0
+        return (f"scores.json was computed from the first {at} line(s) of {RECORDS}; "
+                f"{len(chain.heads) - at} came after: run the same command again to score them")
+    return None
+
+
 def _last_logged(path: Path) -> tuple[str, int] | None:
     if not path.is_file():
         return None

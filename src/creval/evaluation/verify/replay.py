@@ -59,6 +59,7 @@ class ReplayContext:
         self._record = record
         self._recorded = list(record.calls)
         self._next = 0
+        self._used: set[int] = set()
         self._caps = capabilities
         self.calls: list[dict[str, Any]] = []
         self.differences: list[str] = []
@@ -66,15 +67,26 @@ class ReplayContext:
     def capabilities(self, role: str = "target") -> Capabilities:
         return self._caps.get(role) or self._caps.get("target") or Capabilities()
 
-    def _take(self, role: str, what: str) -> tuple[int, dict[str, Any]]:
+    def _take(self, role: str, what: str, sent: dict[str, Any], first_sample: int = 0,
+              kind: str = "request") -> tuple[int, dict[str, Any]]:
+        """The recorded call that answers this one: the first unused call with this very
+        request (calls a unit makes at once are recorded in the order their answers came),
+        else the next unused one (whose differences are then said)."""
         number = self._next + 1
-        if self._next >= len(self._recorded):
+        left = [i for i in range(len(self._recorded)) if i not in self._used]
+        if not left:
             if self._record.status == "ok":  # an error record ends where its call failed
                 self.differences.append(f"{self.key}: call {number} ({role}): the unit asks for "
                                         f"{what} the run did not record")
             raise _Unrecorded(f"no recorded answer for call {number}")
-        call = self._recorded[self._next]
+        same = [i for i in left if str(self._recorded[i].get("role", "target")) == role
+                and int(self._recorded[i].get("first_sample", 0)) == first_sample
+                and self._recorded[i].get(kind, self._recorded[i].get(f"refused_{kind}")) == sent]
+        index = (same or left)[0]
+        self._used.add(index)
+        call = self._recorded[index]
         self._next += 1
+        number = index + 1
         if str(call.get("role", "target")) != role:
             self.differences.append(f"{self.key}: call {number}: asked of the {role} model, "
                                     f"recorded of the {call.get('role')} model")
@@ -94,7 +106,7 @@ class ReplayContext:
     async def generate(self, request: GenerateRequest, *, role: str = "target",
                        first_sample: int = 0) -> list[Completion]:
         dumped = request.model_dump(mode="json")
-        number, call = self._take(role, "a generation")
+        number, call = self._take(role, "a generation", dumped, first_sample)
         self._compare(number, role, dumped, call.get("request", call.get("refused_request")))
         if int(call.get("first_sample", 0)) != first_sample:
             self.differences.append(f"{self.key}: call {number} ({role}): first sample "
@@ -117,7 +129,7 @@ class ReplayContext:
     async def prompt_logprobs(self, text: str, *, role: str = "target", window: int | None = None,
                               stride: int | None = None) -> PromptScores:
         asked = PromptRequest(text=text, window=window, stride=stride).model_dump(mode="json")
-        number, call = self._take(role, "prompt log-probabilities")
+        number, call = self._take(role, "prompt log-probabilities", asked, kind="prompt_request")
         self._compare(number, role, asked, call.get("prompt_request"))
         if "refused" in call:
             raise ModelRefused(str(call["refused"]))
@@ -246,6 +258,10 @@ def first_difference(a: Any, b: Any, path: str = "", *,
         if a == b or (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9):
             return None
         return path, a, b
+    if isinstance(a, str) and isinstance(b, str) and a != b and max(len(a), len(b)) > 80:
+        at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        start = max(0, at - 20)  # where they part, with a little before it
+        return f"{path} (from character {at})", a[start:start + 60], b[start:start + 60]
     return None if a == b else (path, a, b)
 
 

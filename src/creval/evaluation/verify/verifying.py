@@ -394,8 +394,9 @@ def _short(value: Any) -> str:
 
 def refusal(result: Verification) -> str:
     """Why a run that fails :func:`verify_run` is not compared, as one message."""
-    shown = "; ".join(result.differences[:3])
-    more = f" (and {len(result.differences) - 3} more)" if len(result.differences) > 3 else ""
+    said = [*result.differences, *(f"unverified: {u}" for u in result.unverified)]
+    shown = "; ".join(said[:3])
+    more = f" (and {len(said) - 3} more)" if len(said) > 3 else ""
     return (f"{result.run}: not compared: its files do not agree ({shown}{more}). Run `creval "
             f"verify {result.run}` for every difference; run the benchmark again into a new "
             "--out, or restore the run's files.")
