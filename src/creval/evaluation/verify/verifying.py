@@ -92,7 +92,10 @@ class Verification:
 def verify_path(path: str | Path, *, progress: bool = False) -> list[Verification]:
     """:func:`verify_run` for the run at ``path``, or for each run below it (a profile)."""
     from creval.evaluation.compare.comparability import run_dirs
+    from creval.evaluation.verify.rank import is_rank_dir
 
+    if is_rank_dir(Path(path)) is not None:  # creval rank's output: its judgements are a run
+        return [verify_run(path, progress=progress)]
     return [verify_run(folder, progress=progress) for folder in run_dirs(Path(path))]
 
 
@@ -102,7 +105,11 @@ def verify_run(path: str | Path, *, progress: bool = False) -> Verification:
     root = Path(path)
     out = Verification(run=str(root))
     from creval.evaluation.verify.panel import is_panel_dir, verify_panel
+    from creval.evaluation.verify.rank import is_rank_dir, verify_rank
 
+    if (rank := is_rank_dir(root)) is not None:  # creval rank: each verdict replayed, ratings again
+        verify_rank(root, rank, out)
+        return out
     if (panel := is_panel_dir(root)) is not None:  # --judge a,b,c: each judge's run, then the panel
         verify_panel(root, panel, out, verify_run=verify_run, same=_same)
         return out
