@@ -29,6 +29,7 @@ recorded stands for what it read.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
@@ -209,12 +210,18 @@ def _read(root: Path, out: Verification) -> tuple[dict[str, Any] | None, list[Re
 
 
 def _code(manifest: dict[str, Any]) -> dict[str, Any]:
-    from creval.runner.manifest import git_revision, package_versions
-
     written = {"creval": (manifest.get("packages") or {}).get("creval"),
                "git_revision": manifest.get("git_revision")}
-    this = {"creval": package_versions().get("creval"), "git_revision": git_revision()}
-    return {"run": written, "this": this, "scores_the_same": None}
+    return {"run": written, "this": dict(_this_code()), "scores_the_same": None}
+
+
+@functools.cache
+def _this_code() -> tuple[tuple[str, str | None], ...]:
+    """This creval's version and git revision, asked once per process (reading the installed
+    packages' metadata and asking git took more than the replay of a small run)."""
+    from creval.runner.manifest import git_revision, package_versions
+
+    return (("creval", package_versions().get("creval")), ("git_revision", git_revision()))
 
 
 def _check_items(planned: dict[str, Any] | None, latest: dict[str, Record],
