@@ -10,9 +10,11 @@ For one run directory (or each run of a profile) it checks, and names every diff
   against ``scores.json``: each headline value, each per-item value (floats within a relative
   1e-6), the per-item table, the unit counts, and the digest of the records, units and
   options that ``scores.json`` says it was computed from;
-- **manifest against records**: the model of each role and the request options the manifest
-  states (those a benchmark sends verbatim, role by role:
-  :data:`~creval.evaluation.compare.conditions.REQUEST_OPTIONS`) against the requests recorded, as
+- **replay**: every unit run again against the answers its run recorded, each request and
+  output compared with the records (:mod:`creval.evaluation.verify.replay`); the scores are
+  computed from the replayed outputs, and what cannot be replayed is ``unverified``;
+- **the records' digest chain** (:func:`creval.records.changed_outside`);
+- **manifest against records**: the model of each role against the requests recorded, as
   :mod:`creval.evaluation.compare.evidence` reads them;
 - **digests**: each record's item digest against the one the manifest planned for its unit,
   the prompts' digests against the generation fingerprint, and each file the run read
