@@ -17,6 +17,7 @@ outside the plan) is said as unverified, never passed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -30,6 +31,8 @@ from creval.runner.engine import ModelRefused, Unit, UnitFailed
 
 #: Differences said per unit at most (the first ones; the rest counted).
 PER_UNIT = 3
+#: Seconds a call waits for the calls recorded before it (see :meth:`ReplayContext._in_order`).
+ORDER_WAIT = 5.0
 #: Units replayed at once (each awaits only its own local work: no model is called).
 WIDTH = 8
 
@@ -60,6 +63,8 @@ class ReplayContext:
         self._recorded = list(record.calls)
         self._next = 0
         self._used: set[int] = set()
+        self._served: set[int] = set()
+        self._answered = asyncio.Condition()
         self._caps = capabilities
         self.calls: list[dict[str, Any]] = []
         self.differences: list[str] = []
@@ -87,10 +92,26 @@ class ReplayContext:
         call = self._recorded[index]
         self._next += 1
         number = index + 1
+        return number, call
+
+    async def _in_order(self, index: int) -> None:
+        """Answer recorded call ``index`` only once the calls recorded before it were
+        answered: calls a unit makes at once are recorded in the order their answers came,
+        and a unit that gathers what they say in that order (a list of parse failures) gives
+        the same output only if they come back in that order again. A call recorded before it
+        that the unit never asks (a changed unit: said elsewhere) is waited for
+        :data:`ORDER_WAIT` seconds at most."""
+        async with self._answered:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._answered.wait_for(
+                    lambda: all(i in self._served for i in range(index))), ORDER_WAIT)
+            self._served.add(index)
+            self._answered.notify_all()
+
+    def _check_role(self, number: int, role: str, call: dict[str, Any]) -> None:
         if str(call.get("role", "target")) != role:
             self.differences.append(f"{self.key}: call {number}: asked of the {role} model, "
                                     f"recorded of the {call.get('role')} model")
-        return number, call
 
     def _compare(self, number: int, role: str, sent: dict[str, Any], recorded: Any) -> None:
         if not isinstance(recorded, dict):
@@ -107,6 +128,8 @@ class ReplayContext:
                        first_sample: int = 0) -> list[Completion]:
         dumped = request.model_dump(mode="json")
         number, call = self._take(role, "a generation", dumped, first_sample)
+        self._check_role(number, role, call)
+        await self._in_order(number - 1)
         self._compare(number, role, dumped, call.get("request", call.get("refused_request")))
         if int(call.get("first_sample", 0)) != first_sample:
             self.differences.append(f"{self.key}: call {number} ({role}): first sample "
@@ -130,6 +153,8 @@ class ReplayContext:
                               stride: int | None = None) -> PromptScores:
         asked = PromptRequest(text=text, window=window, stride=stride).model_dump(mode="json")
         number, call = self._take(role, "prompt log-probabilities", asked, kind="prompt_request")
+        self._check_role(number, role, call)
+        await self._in_order(number - 1)
         self._compare(number, role, asked, call.get("prompt_request"))
         if "refused" in call:
             raise ModelRefused(str(call["refused"]))
