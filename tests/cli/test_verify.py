@@ -71,8 +71,8 @@ def test_verify_is_clean_on_dat_sat_and_ttct_runs_and_names_each_edit(tmp_path: 
     manifest["options"]["temperature"] = 1.0
     (ttct / "manifest.json").write_text(json.dumps(manifest))
     said = differences(ttct)
-    assert ("temperature: manifest.json says 1.0, but 2 request(s) of the target in "
-            "records.jsonl sent 0.0") in said, said
+    # replay builds the units again from the manifest: their requests say 1.0 (issue 42)
+    assert "q-1: call 1 (target) request temperature: replay sends 1.0, the run recorded 0.0" in said, said
     assert any("scores.json was computed from other records, units or options" in d for d in said)
     manifest["options"]["temperature"] = 0.0
     (ttct / "manifest.json").write_text(json.dumps(manifest))

@@ -113,6 +113,9 @@ def profile(
         console.print(line, soft_wrap=True, markup=False)
     console.print(f"Profile report: {result.html} (and profile.md, profile.json beside it)",
                   soft_wrap=True)
+    from creval.cli.verify import say_unverified
+
+    say_unverified([result.out], strict=False)  # a run whose scores its records do not vouch for
     if not result.ok:
         raise typer.Exit(1)
     _exit_without_score(result, allow_no_score)

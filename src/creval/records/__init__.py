@@ -8,6 +8,9 @@ key** (:func:`latest_records`); the earlier lines are *superseded* and kept only
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,6 +54,165 @@ def read_records(path: Path) -> list[Record]:
                 "Fix or delete that line, or start a new run with another --out."
             ) from None
     return records
+
+
+#: The key of a line's digest in ``records.jsonl``: the SHA-256 of the digest of the line
+#: before (``""`` for the first) and of the line's own content (:func:`chain_digest`).
+CHAIN = "chain"
+#: The key of the records' head digest in ``scores.json`` and ``invocations.jsonl``.
+HEAD = "records_head"
+
+
+def chain_digest(previous: str, body: dict[str, Any]) -> str:
+    """The digest of a line whose content (without its own digest) is ``body``, following
+    the line whose digest is ``previous``: canonical JSON (sorted keys), so the digest
+    depends on the values only, never on how a writer spaced them.
+
+    >>> a = chain_digest("", {"key": "a", "status": "ok"})
+    >>> a == chain_digest("", {"status": "ok", "key": "a"}), a == chain_digest("x", {"key": "a", "status": "ok"})
+    (True, False)
+    """
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(previous.encode() + b"\n" + canonical.encode()).hexdigest()
+
+
+def chained_line(record: Record, previous: str) -> tuple[bytes, str]:
+    """The line of ``record`` carrying its digest chained to ``previous``, and that digest."""
+    body = json.loads(record.model_dump_json())
+    head = chain_digest(previous, body)
+    return json.dumps({**body, CHAIN: head}, ensure_ascii=False).encode() + b"\n", head
+
+
+@dataclass
+class Chain:
+    """The digest chain of a ``records.jsonl`` (:func:`read_chain`)."""
+
+    #: The digest after each complete line (``""`` after a line of an older creval that
+    #: carries none, before any line that does).
+    heads: list[str] = field(default_factory=list)
+    #: The first line (1-based) whose digest does not follow the line before, and why.
+    broken: int | None = None
+    why: str = ""
+
+    @property
+    def head(self) -> str:
+        """The digest of the last line (``""``: no line, or none chained)."""
+        return self.heads[-1] if self.heads else ""
+
+    @property
+    def chained(self) -> bool:
+        return any(self.heads)
+
+
+def read_chain(path: Path) -> Chain:
+    """Follow the digests of ``path`` line by line; the first line that does not follow is
+    named. Lines of an older creval (no digest) are accepted only before the first line that
+    has one; a partial last line (cut by a kill) is not a line."""
+    out = Chain()
+    if not path.is_file():
+        return out
+    previous = ""
+    for number, raw in enumerate(path.read_bytes().split(b"\n")[:-1], start=1):
+        if not raw.strip():
+            out.heads.append(previous)
+            continue
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            out.broken, out.why = number, "not a JSON record"
+            return out
+        given = body.pop(CHAIN, None)
+        if given is None and not previous:
+            out.heads.append("")  # written by a creval before the chain
+            continue
+        if given is None:
+            out.broken, out.why = number, "carries no digest after lines that do"
+            return out
+        if given != chain_digest(previous, body):
+            out.broken, out.why = number, "its digest does not follow from its content and the line before"
+            return out
+        previous = str(given)
+        out.heads.append(previous)
+    return out
+
+
+def changed_outside(root: Path) -> str | None:
+    """Why the records of the run at ``root`` were changed outside creval, in one line, or
+    None: a line whose digest does not follow (named), fewer lines than the last invocation
+    left, lines whose chain is not the one that invocation logged, or a ``scores.json``
+    scored from records that are not these. A run of a creval before the chain passes."""
+    file = Path(root) / RECORDS
+    chain = read_chain(file)
+    if chain.broken is not None:
+        return (f"{file}:{chain.broken}: changed outside creval ({chain.why}); creval neither "
+                "resumes nor re-scores edited records. Restore records.jsonl, or run again "
+                "into a new --out.")
+    logged = _last_logged(Path(root) / "invocations.jsonl")
+    if logged is not None:
+        head, lines = logged
+        if len(chain.heads) < lines:
+            return (f"{file}: {len(chain.heads)} line(s), but the last creval invocation left "
+                    f"{lines}: lines were removed outside creval. Restore records.jsonl, or run "
+                    "again into a new --out.")
+        if lines and chain.heads[lines - 1] != head:
+            return (f"{file}: lines 1-{lines} are not those the last creval invocation wrote "
+                    f"(their digest is {chain.heads[lines - 1][:12] or 'missing'}, creval logged "
+                    f"{head[:12]}): changed outside creval. Restore records.jsonl, or run again "
+                    "into a new --out.")
+    scored = _scored_head(Path(root) / "scores.json")
+    if scored is not None and scored not in ("", *chain.heads):
+        return (f"{Path(root) / 'scores.json'} was scored from records whose digest "
+                f"({scored[:12]}) is not in {file}'s chain: one of them was changed outside "
+                "creval. Restore them, or run again into a new --out.")
+    return None
+
+
+def not_verified(root: Path) -> str | None:
+    """Why the numbers of the run at ``root`` are not vouched for by its records' digest
+    chain (fast: no replay), in one line, or None: records changed outside creval
+    (:func:`changed_outside`), a ``scores.json`` that names no head (an older creval, or
+    written by hand) or was scored before the last lines were written. A run without
+    ``scores.json`` has no number to vouch for: None."""
+    root = Path(root)
+    if not (root / "scores.json").is_file():
+        return None
+    if (problem := changed_outside(root)) is not None:
+        return problem
+    scored = _scored_head(root / "scores.json")
+    chain = read_chain(root / RECORDS)
+    if scored is None or not chain.chained:
+        return ("its records carry no digest chain or scores.json names none (an older creval, "
+                f"or written by hand): run `creval verify {root}`")
+    if scored != chain.head:
+        at = chain.heads.index(scored) + 1 if scored in chain.heads else 0
+        return (f"scores.json was computed from the first {at} line(s) of {RECORDS}; "
+                f"{len(chain.heads) - at} came after: run the same command again to score them")
+    return None
+
+
+def _last_logged(path: Path) -> tuple[str, int] | None:
+    if not path.is_file():
+        return None
+    found = None
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get(HEAD), str) and isinstance(entry.get("records_lines"), int):
+            found = (entry[HEAD], entry["records_lines"])
+    return found
+
+
+def _scored_head(path: Path) -> str | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    head = value.get(HEAD) if isinstance(value, dict) else None
+    return head if isinstance(head, str) else None
 
 
 def latest_records(records: list[Record]) -> dict[str, Record]:
@@ -167,7 +329,7 @@ class Scores(BaseModel):
     >>> s.headline["dat_mean"], s.extra("lang"), s.extra("games", [])
     (80.0, 'en', [])
     >>> list(s.model_dump(mode="json"))[-2:]  # a benchmark's own fields come last
-    ['inputs_digest', 'lang']
+    ['records_head', 'lang']
     """
 
     model_config = ConfigDict(extra="allow")
@@ -201,6 +363,9 @@ class Scores(BaseModel):
     resources: dict[str, Any] = Field(default_factory=dict)
     artifacts: list[str] = Field(default_factory=list)
     inputs_digest: str | None = None
+    #: The digest of the last line of ``records.jsonl`` these scores were computed from
+    #: (:func:`read_chain`); None for a run of a creval before the chain.
+    records_head: str | None = None
 
     def with_extra(self, **fields: Any) -> Scores:
         """These scores with fields of the benchmark's own (``games=[...]``), written to

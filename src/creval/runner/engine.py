@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import sys
 import time
@@ -107,7 +108,13 @@ class UnitContext:
         so sample ``i`` is the same whether it is asked for alone or in a batch.
         """
         dumped = request.model_dump(mode="json")  # once: for the cache keys and the record
-        completions = await self._runner.complete(role, request, first_sample, dumped=dumped)
+        try:
+            completions = await self._runner.complete(role, request, first_sample, dumped=dumped)
+        except ModelRefused as exc:  # recorded too: a replay refuses it the same way
+            self.calls.append({"role": role, "model": self._runner.models[role].spec,
+                               "refused_request": dumped, "first_sample": first_sample,
+                               "refused": str(exc)})
+            raise
         self.calls.append(
             {
                 "role": role,
@@ -130,7 +137,13 @@ class UnitContext:
         cannot score texts raises :class:`ModelRefused` naming the backends that can.
         """
         request = PromptRequest(text=text, window=window, stride=stride)
-        scores = await self._runner.score_prompt(role, request)
+        try:
+            scores = await self._runner.score_prompt(role, request)
+        except ModelRefused as exc:
+            self.calls.append({"role": role, "model": self._runner.models[role].spec,
+                               "prompt_request": request.model_dump(mode="json"),
+                               "refused": str(exc)})
+            raise
         self.calls.append(
             {
                 "role": role,
@@ -173,6 +186,8 @@ class Runner:
         self._failures: dict[str, int] = {}
         #: endpoints whose breaker opened in this invocation, with the last connection error
         self.down: dict[str, str] = {}
+        #: keys of ``ok`` records without calls whose units ask no model (see :meth:`pending`)
+        self._callless: set[str] = set()
 
     # -- model calls --------------------------------------------------------------------------
     def _identity(self, model: Model) -> tuple[dict[str, Any], str]:
@@ -374,8 +389,11 @@ class Runner:
         return record
 
     def pending(self, units: Sequence[Unit]) -> list[Unit]:
-        """Units without a finished (``ok``) record. Errored units are tried again."""
-        done = {k for k, r in self.store.latest().items() if r.status == "ok"}
+        """Units without a finished record. Errored units are tried again; an ``ok`` record
+        without calls is finished only once :meth:`run` found that its unit asks no model
+        and gives that output (:meth:`_asks_nothing`)."""
+        done = {k for k, r in self.store.latest().items() if r.status == "ok"
+                and (r.calls or k in self._callless)}
         seen: set[str] = set()
         todo = []
         for unit in units:
@@ -395,6 +413,12 @@ class Runner:
         (they are in the store): kept, each costs ~2-3 KB for the rest of the run, +22% of the
         driver's resident memory over 8,000 units of ``bench/soak.py``.
         """
+        latest = self.store.latest()
+        for unit in units:
+            record = latest.get(unit.key)
+            if (record is not None and record.status == "ok" and not record.calls
+                    and unit.key not in self._callless and await _asks_nothing(unit, record, self)):
+                self._callless.add(unit.key)
         todo = self.pending(units)
         if not todo:
             return []
@@ -435,6 +459,39 @@ class Runner:
                     remember(endpoint, limit.state)  # the next run here starts from it
                 self.counters.endpoints = self.adaptation()
         return written
+
+
+class _Asked(Exception):
+    """A probed unit asked a model."""
+
+
+class _Probe:
+    """A unit's context that stops the unit at its first model call (:func:`_asks_nothing`)."""
+
+    def __init__(self, runner: Runner) -> None:
+        self._runner = runner
+        self.calls: list[dict[str, Any]] = []
+
+    def capabilities(self, role: str = "target") -> Capabilities:
+        model = self._runner.models.get(role) or self._runner.models.get("target")
+        return model.capabilities if model is not None else Capabilities()
+
+    async def generate(self, request: GenerateRequest, **_: Any) -> list[Completion]:
+        raise _Asked
+
+    async def prompt_logprobs(self, text: str, **_: Any) -> PromptScores:
+        raise _Asked
+
+
+async def _asks_nothing(unit: Unit, record: Record, runner: Runner) -> bool:
+    """Whether ``unit`` finishes without asking a model and gives ``record``'s output: only
+    then is an ``ok`` record without calls finished (one appended by hand is run again)."""
+    try:
+        output = await unit.run(_Probe(runner))  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - it asked a model, or cannot run without one
+        return False
+    again = json.loads(Record(key=unit.key, status="ok", output=output).model_dump_json())["output"]
+    return bool(again == record.output)
 
 
 def _missing_runs(indices: list[int], found: dict[int, Any]) -> list[tuple[int, int]]:

@@ -10,6 +10,13 @@ a line that reached the file is never written again (resume skips its key). A un
 ended in an error and was retried has a later line too; readers take the last line per key (:mod:`creval.records`). A process killed mid-write can leave at most one
 partial last line; opening the store cuts it off, so a resumed run never appends to a
 broken line and never duplicates a record.
+
+Each line carries a digest chained to the line before (:func:`creval.records.chained_line`);
+the head digest and the number of lines go to ``invocations.jsonl`` at the end of each
+invocation and to ``scores.json``. Opening a store whose records were changed outside creval
+(a line whose digest does not follow, lines removed, a chain that is not the one logged)
+raises :class:`CrevalError` naming the first changed line (:func:`creval.records.changed_outside`),
+so an edited run is refused, never resumed or re-scored.
 """
 
 from __future__ import annotations
@@ -23,7 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
-from creval.records import RECORDS, Record, latest_records, read_records
+from creval.records import (
+    HEAD,
+    RECORDS,
+    Record,
+    chained_line,
+    changed_outside,
+    latest_records,
+    read_chain,
+    read_records,
+)
 
 __all__ = ["RECORDS", "Record", "RunStore", "read_manifest", "read_records", "write_json_atomic"]
 
@@ -74,6 +90,12 @@ class RunStore:
         self.root.mkdir(parents=True, exist_ok=True)
         self.records_path = self.root / RECORDS
         self._repair_tail()
+        # records changed outside creval are refused, never resumed or re-scored
+        if (problem := changed_outside(self.root)) is not None:
+            raise CrevalError(problem)
+        chain = read_chain(self.records_path)
+        #: the digest of the last line written, and how many lines there are
+        self.head, self.lines = chain.head, len(chain.heads)
         self._fh = open(self.records_path, "ab")  # noqa: SIM115 - kept open for the run
         #: lines waiting for the group commit under way, each with its unit's waiter
         self._queued: list[tuple[bytes, asyncio.Future[None]]] = []
@@ -112,8 +134,14 @@ class RunStore:
 
     def append(self, record: Record) -> None:
         """Write ``record`` and fsync it before returning."""
-        self._write(record.model_dump_json().encode("utf-8") + b"\n")
+        self._write(self._chained(record))
         os.fsync(self._fh.fileno())
+
+    def _chained(self, record: Record) -> bytes:
+        """``record``'s line, its digest chained to the line queued before it."""
+        line, self.head = chained_line(record, self.head)
+        self.lines += 1
+        return line
 
     def _write(self, data: bytes) -> None:
         # whole lines in one write call: a kill leaves at most one partial last line
@@ -132,7 +160,7 @@ class RunStore:
         soon as no fsync is under way. Cancelling a waiter does not take back its line.
         """
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queued.append((record.model_dump_json().encode("utf-8") + b"\n", waiter))
+        self._queued.append((self._chained(record), waiter))
         if self._committer is None:
             self._committer = asyncio.create_task(self._group_commit())
         return waiter
@@ -184,7 +212,9 @@ class RunStore:
         # a line cut by a kill is closed first, so this entry starts on a line of its own
         cut = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
         with open(path, "a", encoding="utf-8") as fh:
-            line = json.dumps({"time": time.time(), **entry}, ensure_ascii=False)
+            chain = read_chain(self.records_path)  # as on disk (queued lines may have been cancelled)
+            line = json.dumps({"time": time.time(), **entry, HEAD: chain.head,
+                               "records_lines": len(chain.heads)}, ensure_ascii=False)
             fh.write(("\n" if cut else "") + line + "\n")
 
     def invocations(self) -> list[dict[str, Any]]:

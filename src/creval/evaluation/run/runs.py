@@ -44,6 +44,7 @@ from creval.records import (
     Scores,
     UnitCounts,
     UnitError,
+    changed_outside,
     latest_records,
     read_records,
     superseded_count,
@@ -250,6 +251,8 @@ def run_benchmark(
     if (effort := settings.model_options.reasoning_effort) is not None:  # compared, resumed like an option
         manifest["options"]["reasoning_effort"] = manifest["generation"]["reasoning_effort"] = effort
     old = read_manifest(out)
+    if (changed := changed_outside(out)) is not None:  # an edited run is refused, never re-scored
+        raise CrevalError(changed)
     if old is not None:
         _check_compatible(old, manifest, out)
         check_items(old, manifest, out)
@@ -469,6 +472,7 @@ def _score(
         "errors": [UnitError(key=r.key, error=(r.error or "")[:500]) for r in errors[:20]],
         "error_causes": error_causes([r.error or "" for r in errors]),
         "inputs_digest": inputs_digest,
+        "records_head": store.head,  # the chain's head: report and compare check it
     })
 
 

@@ -10,9 +10,11 @@ For one run directory (or each run of a profile) it checks, and names every diff
   against ``scores.json``: each headline value, each per-item value (floats within a relative
   1e-6), the per-item table, the unit counts, and the digest of the records, units and
   options that ``scores.json`` says it was computed from;
-- **manifest against records**: the model of each role and the request options the manifest
-  states (those a benchmark sends verbatim, role by role:
-  ``Benchmark.options_sent``) against the requests recorded, as
+- **replay**: every unit run again against the answers its run recorded, each request and
+  output compared with the records (:mod:`creval.evaluation.verify.replay`); the scores are
+  computed from the replayed outputs, and what cannot be replayed is ``unverified``;
+- **the records' digest chain** (:func:`creval.records.changed_outside`);
+- **manifest against records**: the model of each role against the requests recorded, as
   :mod:`creval.evaluation.compare.evidence` reads them;
 - **digests**: each record's item digest against the one the manifest planned for its unit,
   the prompts' digests against the generation fingerprint, and each file the run read
@@ -29,6 +31,7 @@ recorded stands for what it read.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
@@ -69,40 +72,57 @@ class Verification:
     notes: list[str] = field(default_factory=list)
     #: ``{"run": {"creval", "git_revision"}, "this": {...}, "scores_the_same": bool | None}``.
     code: dict[str, Any] = field(default_factory=dict)
+    #: What could not be replayed (so is not verified), one sentence each: never passed.
+    unverified: list[str] = field(default_factory=list)
+    #: Units replayed against their recorded answers.
+    replayed: int = 0
 
     @property
     def ok(self) -> bool:
-        """Nothing differs: ``creval verify`` exits 0."""
-        return not self.differences and not self.changed_since
+        """Nothing differs and everything was replayed: ``creval verify`` exits 0."""
+        return not self.differences and not self.changed_since and not self.unverified
 
     @property
     def sound(self) -> bool:
-        """The run's own files agree (its scores follow from its records): it may be compared."""
-        return not self.differences
+        """The run's own files agree (its scores follow from its replayed records) and all of
+        it was replayed: it may be compared."""
+        return not self.differences and not self.unverified
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "ok": self.ok, "sound": self.sound}
 
 
-def verify_path(path: str | Path) -> list[Verification]:
+def verify_path(path: str | Path, *, progress: bool = False) -> list[Verification]:
     """:func:`verify_run` for the run at ``path``, or for each run below it (a profile)."""
     from creval.evaluation.compare.comparability import run_dirs
+    from creval.evaluation.verify.rank import is_rank_dir
 
-    return [verify_run(folder) for folder in run_dirs(Path(path))]
+    if is_rank_dir(Path(path)) is not None:  # creval rank's output: its judgements are a run
+        return [verify_run(path, progress=progress)]
+    return [verify_run(folder, progress=progress) for folder in run_dirs(Path(path))]
 
 
-def verify_run(path: str | Path) -> Verification:
-    """Check one run directory; see the module."""
+def verify_run(path: str | Path, *, progress: bool = False) -> Verification:
+    """Check one run directory; see the module. ``progress``: a line on stderr every few
+    seconds of a long replay."""
     root = Path(path)
     out = Verification(run=str(root))
     from creval.evaluation.verify.panel import is_panel_dir, verify_panel
+    from creval.evaluation.verify.rank import is_rank_dir, verify_rank
 
+    if (rank := is_rank_dir(root)) is not None:  # creval rank: each verdict replayed, ratings again
+        verify_rank(root, rank, out)
+        return out
     if (panel := is_panel_dir(root)) is not None:  # --judge a,b,c: each judge's run, then the panel
         verify_panel(root, panel, out, verify_run=verify_run, same=_same)
         return out
     manifest, records, scores = _read(root, out)
     if manifest is None:
         return out
+    from creval.records import changed_outside
+
+    if (changed := changed_outside(root)) is not None:  # the digest chain of the lines
+        out.differences.append(changed)
     out.benchmark = str(manifest.get("benchmark", ""))
     out.code = _code(manifest)
     if records is None:
@@ -117,10 +137,41 @@ def verify_run(path: str | Path) -> Verification:
     _check_items(planned, latest, out)
     _check_requests(root, manifest, [latest[k] for k in keys if k in latest], out)
     _check_files(manifest, inputs, out)
+    rederived = _replay(manifest, latest, keys, out, progress=progress)
     if scores is not None:
-        same = _check_scores(root, manifest, records, keys, scores, out)
+        same = _check_scores(root, manifest, records, keys, scores, out, rederived)
         out.code["scores_the_same"] = same
     return out
+
+
+def _replay(manifest: dict[str, Any], latest: dict[str, Record], keys: list[str],
+            out: Verification, *, progress: bool) -> dict[str, Record] | None:
+    """Every unit of ``keys`` run again against its recorded answers
+    (:mod:`creval.evaluation.verify.replay`); the re-derived records, or None when the
+    units cannot be built (said as unverified)."""
+    from creval.benchmarks.base import get_benchmark
+    from creval.evaluation.verify.replay import replay_units
+
+    try:
+        bench = get_benchmark(str(manifest.get("benchmark")))
+        fields = bench.Options.model_fields
+        options = bench.parse_options({k: v for k, v in (manifest.get("options") or {}).items()
+                                       if k in fields})
+        units = bench.planned_units(options)
+    except Exception as exc:  # noqa: BLE001 - said: nothing was replayed
+        out.unverified.append(f"the units cannot be built again from manifest.json, so no answer "
+                              f"was replayed ({type(exc).__name__}: {str(exc)[:200]})")
+        return None
+    built = {u.key for u in units}
+    if lost := [k for k in keys if k in latest and k not in built]:
+        out.unverified.append(f"{len(lost)} recorded unit(s) are not among the units this creval "
+                              f"builds from manifest.json, so not replayed: {', '.join(lost[:5])}")
+    found = replay_units([u for u in units if u.key in set(keys)], latest, manifest,
+                         progress=progress)
+    out.replayed = found.replayed
+    out.differences += found.differences
+    out.unverified += found.unverified
+    return found.records
 
 
 def _read(root: Path, out: Verification) -> tuple[dict[str, Any] | None, list[Record] | None,
@@ -164,12 +215,18 @@ def _read(root: Path, out: Verification) -> tuple[dict[str, Any] | None, list[Re
 
 
 def _code(manifest: dict[str, Any]) -> dict[str, Any]:
-    from creval.runner.manifest import git_revision, package_versions
-
     written = {"creval": (manifest.get("packages") or {}).get("creval"),
                "git_revision": manifest.get("git_revision")}
-    this = {"creval": package_versions().get("creval"), "git_revision": git_revision()}
-    return {"run": written, "this": this, "scores_the_same": None}
+    return {"run": written, "this": dict(_this_code()), "scores_the_same": None}
+
+
+@functools.cache
+def _this_code() -> tuple[tuple[str, str | None], ...]:
+    """This creval's version and git revision, asked once per process (reading the installed
+    packages' metadata and asking git took more than the replay of a small run)."""
+    from creval.runner.manifest import git_revision, package_versions
+
+    return (("creval", package_versions().get("creval")), ("git_revision", git_revision()))
 
 
 def _check_items(planned: dict[str, Any] | None, latest: dict[str, Record],
@@ -194,7 +251,6 @@ def _check_requests(root: Path, manifest: dict[str, Any], records: list[Record],
     """The manifest's models and tested-model request options against the requests the run
     sent, as :func:`~creval.evaluation.compare.evidence.read_evidence` reads them (a parameter the
     endpoint rejected, and so did not send, is the manifest's ``not_applied`` business)."""
-    from creval.evaluation.compare.conditions import disagreements
     from creval.evaluation.compare.evidence import read_evidence
 
     sent = read_evidence(root, records).sent
@@ -208,15 +264,8 @@ def _check_requests(root: Path, manifest: dict[str, Any], records: list[Record],
             out.differences.append(f"manifest.json names {spec} as the {role} model; the "
                                    f"{role} requests in {RECORDS} were sent to "
                                    f"{_counted(evidence.specs)}")
-    # the options each benchmark sends verbatim, role by role (LoTbench's, NeoCoder's and the
-    # open-ended benchmarks' roles send other temperatures on purpose: not listed there)
-    from creval.benchmarks import registry
-
-    options = manifest.get("options") or {}
-    declared = registry().get(str(manifest.get("benchmark")))
-    for name, (role, field_name) in (declared.options_sent() if declared else {}).items():
-        if options.get(name) is not None and role in sent:
-            out.differences += disagreements(name, options[name], sent[role], field_name)
+    # the options sent on each request are checked by replay: the units built again from the
+    # manifest's options send their requests, compared field by field with the recorded ones
 
 
 def _counted(seen: Counter[str]) -> str:
@@ -244,7 +293,8 @@ def _check_files(manifest: dict[str, Any], inputs: dict[str, Any], out: Verifica
 
 
 def _check_scores(root: Path, manifest: dict[str, Any], records: list[Record], keys: list[str],
-                  written: dict[str, Any], out: Verification) -> bool | None:
+                  written: dict[str, Any], out: Verification,
+                  rederived: dict[str, Record] | None = None) -> bool | None:
     """Score the records again and hold the result against ``scores.json``; whether they agree
     (None: could not re-score)."""
     from creval.benchmarks.base import get_benchmark
@@ -277,6 +327,8 @@ def _check_scores(root: Path, manifest: dict[str, Any], records: list[Record], k
     if problems:
         out.differences += problems
         return None
+    if rederived is not None:  # scored from the outputs the replay derived, not the recorded ones
+        present = [rederived.get(r.key, r) for r in present]
     try:
         again = bench.score(present, options.model_copy(update=located))
     except CrevalError as exc:
@@ -361,8 +413,9 @@ def _short(value: Any) -> str:
 
 def refusal(result: Verification) -> str:
     """Why a run that fails :func:`verify_run` is not compared, as one message."""
-    shown = "; ".join(result.differences[:3])
-    more = f" (and {len(result.differences) - 3} more)" if len(result.differences) > 3 else ""
+    said = [*result.differences, *(f"unverified: {u}" for u in result.unverified)]
+    shown = "; ".join(said[:3])
+    more = f" (and {len(said) - 3} more)" if len(said) > 3 else ""
     return (f"{result.run}: not compared: its files do not agree ({shown}{more}). Run `creval "
             f"verify {result.run}` for every difference; run the benchmark again into a new "
             "--out, or restore the run's files.")
