@@ -52,7 +52,7 @@ def _row(paper: Any, value: Any) -> dict[str, Any]:
 
 
 def _unit(protocol: Any) -> str | None:
-    """DAT's unit (x100 or 0-1) of a protocol's values; None for other benchmarks."""
+    """The unit of a protocol's values where its benchmark has several (DAT: x100 or 0-1)."""
     from creval.evaluation.compare.comparability import _unit as unit_of
 
     return unit_of(protocol)
@@ -181,16 +181,16 @@ def _check_lines(checks: list[Any]) -> list[str]:
 
 
 def _released_missing(path: Path) -> str:
-    """For an English DAT run: why the released lists are not there to stand among."""
-    from creval.evaluation.compare.comparability import run_dirs
-    from creval.evaluation.compare.dat_released import released_missing
+    """For a run whose benchmark places it among released per-answer values (English DAT's
+    lists): why they are not there to stand among."""
+    from creval.evaluation.compare.comparability import released_missing, run_dirs
     from creval.reader import read_run
 
     notes = []
     for folder in run_dirs(path):
-        run = read_run(folder)
-        if run.benchmark == "dat" and run.manifest.options.get("lang", "en") == "en":
-            notes.append(f" {folder}: English DAT is placed among released lists: {released_missing(run)}")
+        why = released_missing(read_run(folder))
+        if why:
+            notes.append(f" {folder}: placed among released values when they are found: {why}")
     return "".join(notes)
 
 

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from creval.metrics.homogeneity import Homogeneity
-    from creval.reader import Run
+from creval.reader import Run
+from creval.report.references import declared
 
 SUPPORTED = ("dat", "jcq", "ttct", "sat", "noveltybench")
 #: Options that decide what the items are: runs that differ in one are not on the same items.
@@ -303,11 +304,10 @@ def benchmark_homogeneity(
             notes.append("No question of these runs is among the published JCQ questions (run with "
                          "--questions upstream, or a file of them): no published model placed.")
         groups += [g for g in published if g.answers]
-    if benchmark == "noveltybench":  # the site's generations, when beside the run's data
-        from creval.evaluation.compare.noveltybench_published import reference_generations
-
-        groups += [Group(f"published:{model}", "published", {k: list[Answer](v) for k, v in answers.items()}, file)
-                   for model, file, answers in reference_generations(runs[0]) if answers]
+    declared_bench = declared(benchmark)  # published answers, when found beside the run's data
+    groups += [Group(f"published:{model}", "published", {k: list[Answer](v) for k, v in answers.items()}, file)
+               for model, file, answers in (declared_bench.published_generations(runs[0])
+                                            if declared_bench is not None else []) if answers]
     if empty := [g.label for g in groups if not g.answers]:
         notes.append(f"Left out, no usable answer: {', '.join(empty)}.")
         groups = [g for g in groups if g.answers]
@@ -351,9 +351,9 @@ def _interval_notes(result: Homogeneity) -> list[str]:
 
 
 def _novelty_site(run: Run) -> bool:
-    from creval.evaluation.compare.noveltybench_published import site_folder
-
-    return site_folder(run, None) is not None
+    """Whether published answers to the run's items are found beside its data."""
+    bench = declared(run.manifest.benchmark)
+    return bench is not None and bool(bench.published_generations(run))
 
 
 def compare_homogeneity(

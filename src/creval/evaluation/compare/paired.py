@@ -172,13 +172,12 @@ def published_rows(run: Run, *, published: Path | None = None,
 
 def dat_published_rows(run: Run) -> tuple[list[dict[str, Any]], str | None]:
     """An English DAT run's unpaired rows against the five released models and the people
-    (:mod:`creval.evaluation.compare.dat_released`), or why there are none."""
-    from creval.evaluation.compare.comparability import check_measure
-    from creval.evaluation.compare.dat_released import CONDITIONS, released_missing
+    (:meth:`~creval.benchmarks.base.Benchmark.released_references`), or why there are none."""
+    from creval.evaluation.compare.comparability import released_checks, released_missing
 
     if run.scores is None:
         return [], "the run has no scores yet"
-    checks = [c for c in check_measure(run, "dat_mean") if c.protocol in CONDITIONS]
+    checks = released_checks(run, "dat_mean")
     if not checks:
         return [], released_missing(run)
     placed = [c for c in checks if c.placement is not None]
@@ -282,7 +281,7 @@ def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
 
 def _unpaired_runs(a: Run, b: Run) -> dict[str, Any] | None:
     """DAT run ``a`` against ``b``: ``mean(a) - mean(b)`` of the valid trials, unpaired."""
-    from creval.evaluation.compare.dat_released import placements
+    from creval.evaluation.compare.placement import placements
 
     values_a, values_b = ([float(v) for v in (r.scores.per_item.get("dat_mean", []) if r.scores else [])
                            if v is not None] for r in (a, b))

@@ -1,4 +1,6 @@
-"""The released TTCW judges as published per-item results, for ``creval compare RUN --published``.
+"""TTCW's published references, declared for the evaluation layer: the released TTCW judges
+as per-item results for ``creval compare RUN --published``, and the ``creval data fetch``
+source.
 
 Chakrabarty et al. released the verdicts of seven LLM judges (GPT-3.5, GPT-4, Gemini Pro,
 Claude 1.3/2/2.1/3 Opus) on every story and test. A ``ttcw-judges`` run's judge and each
@@ -11,13 +13,23 @@ released files are read from the run's ``--data`` folder, or from ``--published-
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from creval.errors import CrevalError
-from creval.reader import Run
-from creval.report.references import Protocol
+from creval.records.references import DataSource, ItemValues, Protocol, Published, PublishedItems
+
+if TYPE_CHECKING:
+    from creval.reader import Run
 
 BENCHMARK = "ttcw-judges"
 MEASURE = "agreement"
+#: Options of ``ttcw-judges`` that do not change what is measured, each with why.
+NOT_COMPARED: dict[str, str] = {
+    **{name: "the run's judge is what is compared: each released TTCW judge is paired with it "
+       "on the (story, test) items both judged" for name in (
+           "data", "stories", "tests", "temperature", "max_tokens", "wording", "prompt_file")},
+    "resamples": "the intervals shown beside kappa, not the per-item agreement",
+}
 
 
 def ttcw_protocol() -> Protocol:
@@ -30,7 +42,7 @@ def ttcw_protocol() -> Protocol:
         "equals the three experts' majority.")
 
 
-def run_values(run: Run) -> dict[str, dict[str, float]]:
+def run_values(run: Run) -> ItemValues:
     """The run's judge per item: ``{"agreement": {item key: 1.0 or 0.0}}`` from its scores."""
     if run.scores is None:
         return {}
@@ -64,3 +76,31 @@ def released_values(folder: Path) -> list[tuple[str, str, dict[str, float]]]:
              for stem, name in RELEASED_JUDGES.items()}
     return [(name, files[name], item_agreement(data, verdicts, items))
             for name, verdicts in released_verdicts(data).items()]
+
+
+def published_items() -> PublishedItems:
+    return PublishedItems(
+        ttcw_protocol(), (MEASURE,), item_identity="(story, test) of the LLM-written stories",
+        licence="BSD-3-Clause (salesforce/creativity_eval): read at run time from the fetched "
+        "folder",
+        fetched_from="data/annotations_*.jsonl of `creval data fetch ttcw` (the run's --data), "
+        "or --published-data")
+
+
+def read_published(run: Run, published: Path | None) -> tuple[list[Published], str | None]:
+    folder = data_folder(run, published)
+    if folder is None:
+        return [], "no released TTCW judges (data/annotations_*.jsonl) in the run's --data folder"
+    return [Published(name, BENCHMARK, ttcw_protocol(), file, {MEASURE: values})
+            for name, file, values in released_values(folder)], None
+
+
+def data_source() -> DataSource:
+    from creval.benchmarks.ttcw.fetch import UPSTREAM_COMMIT, UPSTREAM_FILES
+
+    return DataSource(
+        "ttcw", "TTCW tests, stories, expert verdicts and released LLM judges from GitHub "
+        "salesforce/creativity_eval (Art_or_Artifice)", "creval.benchmarks.ttcw.fetch:fetch_ttcw",
+        url="https://github.com/salesforce/creativity_eval", commit=UPSTREAM_COMMIT,
+        digests={local: sha for local, (_, sha) in UPSTREAM_FILES.items()},
+        licence="BSD-3-Clause")
