@@ -28,13 +28,26 @@ def test_json_has_every_field_of_each_value() -> None:
 
 def test_all_papers_by_default() -> None:
     rows = json.loads(creval("references", "--json").stdout)
-    assert {r["seed"] for r in rows} == {"000", "001", "002", "003", "004"}
+    assert {r["seed"] for r in rows} == {"000", "001", "002", "003", "004", "-"}
+
+
+def test_ttcw_experts_pass_rates_are_references_like_any_other() -> None:
+    """TTCW's experts' pass rates (once only in a ttcw run's report) are listed, with the
+    licence of the annotations they were computed from."""
+    rows = json.loads(creval("references", "--benchmark", "ttcw", "--json").stdout)
+    assert len(rows) == 4 * 5 and {r["protocol"] for r in rows} == {"ttcw-experts"}
+    rates = {(r["subject"], r["measure"]): r["value"] for r in rows}
+    assert rates[("New Yorker authors", "pass_rate")] == 0.910714
+    assert rates[("GPT3.5", "pass_rate_originality")] == 0.0
+    assert {r["kind"] for r in rows if r["subject"] == "New Yorker authors"} == {"human"}
+    table = creval("references", "--seed", "-").stdout
+    assert "ttcw-experts" in table and "licence: BSD-3-Clause" in table
 
 
 def test_an_unknown_seed_or_benchmark_says_what_to_choose() -> None:
     done = creval("references", "--seed", "9")
     assert done.returncode == 2
-    assert "choose from 000, 001, 002, 003, 004" in done.stderr
+    assert "choose from 000, 001, 002, 003, 004, -" in done.stderr
     done = creval("references", "--seed", "000", "--benchmark", "jcq")
     assert done.returncode == 2
     assert "choose from neocoder" in done.stderr

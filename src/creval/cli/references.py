@@ -29,8 +29,10 @@ def references(
     if seed is not None:
         wanted = seed.strip().zfill(3)
         known = [p.seed for p in papers]
+        if wanted not in known and seed.strip() in known:  # a paper beyond the seeds ("-")
+            wanted = seed.strip()
         if wanted not in known:
-            raise CrevalError(f"No references for seed {seed!r}; choose from {', '.join(known)}.")
+            raise CrevalError(f"No references for seed {seed!r}; choose from {', '.join(dict.fromkeys(known))}.")
         papers = [p for p in papers if p.seed == wanted]
     rows = [_row(p, v) for p in papers for v in p.values if benchmark in (None, v.benchmark)]
     if benchmark is not None and not rows:
@@ -40,7 +42,7 @@ def references(
     if as_json:
         typer.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
-    _print_tables(rows)
+    _print_tables(rows, {p.paper: p.licence for p in papers})
 
 
 def _row(paper: Any, value: Any) -> dict[str, Any]:
@@ -74,13 +76,15 @@ def _listing_console() -> Any:
 WHOLE_LINES = 100_000
 
 
-def _print_tables(rows: list[dict[str, Any]]) -> None:
+def _print_tables(rows: list[dict[str, Any]], licences: dict[str, str]) -> None:
     from rich.table import Table
 
     console = _listing_console()
     for paper in dict.fromkeys(r["paper"] for r in rows):
         mine = [r for r in rows if r["paper"] == paper]
         console.print(f"[bold]seed {mine[0]['seed']}[/]: {paper}")
+        if licences.get(paper):
+            console.print(f"  licence: {licences[paper]}", soft_wrap=False)
         table = Table("subject", "kind", "benchmark", "measure", "value", "source", "protocol",
                       box=None, pad_edge=False)
         for r in mine:

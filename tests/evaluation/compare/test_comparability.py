@@ -16,8 +16,8 @@ from creval.benchmarks.base import registry
 from creval.evaluation.compare.comparability import (
     NOT_COMPARED,
     RunConditions,
-    declared_not_compared,
     compared_options,
+    declared_not_compared,
     items_behind,
     judged_itself,
     not_compared,

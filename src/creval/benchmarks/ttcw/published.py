@@ -1,6 +1,8 @@
-"""TTCW's published references, declared for the evaluation layer: the released TTCW judges
-as per-item results for ``creval compare RUN --published``, and the ``creval data fetch``
-source.
+"""TTCW's published references, declared for the evaluation layer: the experts' pass rates per
+story source (``creval/data/references/ttcw.json``, computed from the released annotations,
+BSD-3-Clause) that a ``ttcw`` run is placed beside, never comparable (its judge is not the
+experts); the released TTCW judges as per-item results for ``creval compare RUN --published``;
+and the ``creval data fetch`` source.
 
 Chakrabarty et al. released the verdicts of seven LLM judges (GPT-3.5, GPT-4, Gemini Pro,
 Claude 1.3/2/2.1/3 Opus) on every story and test. A ``ttcw-judges`` run's judge and each
@@ -16,7 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from creval.errors import CrevalError
-from creval.records.references import DataSource, ItemValues, Protocol, Published, PublishedItems
+from creval.records.references import (
+    DataSource,
+    ItemValues,
+    PaperReferences,
+    Protocol,
+    Published,
+    PublishedItems,
+    packaged_references,
+)
 
 if TYPE_CHECKING:
     from creval.reader import Run
@@ -30,6 +40,22 @@ NOT_COMPARED: dict[str, str] = {
            "data", "stories", "tests", "temperature", "max_tokens", "wording", "prompt_file")},
     "resamples": "the intervals shown beside kappa, not the per-item agreement",
 }
+
+
+REFERENCES = "ttcw.json"
+#: Options of ``ttcw`` that do not change what is measured, each with why.
+WRITING_NOT_COMPARED: dict[str, str] = {
+    "data": "where the plots are read from: the stories behind the value are counted against "
+            "the paper's 12 plots, and the experts' values are never comparable with an LLM "
+            "judge's",
+    "resamples": "unused: the intervals are a jackknife over stories",
+    "judge_agreement": "a ttcw-judges run shown beside the pass rates, not how they are measured",
+}
+
+
+def references() -> list[PaperReferences]:
+    """The experts' pass rates per story source, as a paper's references."""
+    return [packaged_references(REFERENCES)]
 
 
 def ttcw_protocol() -> Protocol:
