@@ -215,6 +215,12 @@ class Benchmark(ABC, Generic[OptionsT]):
         recorded are now."""
         return []
 
+    def unpaired_measure(self) -> str | None:
+        """The measure whose per-answer values are exchangeable draws of one prompt (DAT's
+        trials, ``dat_mean``): compared unpaired, with :meth:`released_references` and between
+        runs, never paired by item (None: the benchmark's items pair)."""
+        return None
+
     def released_missing(self, run: Run, located: LocatedInputs) -> str | None:
         """Why a run has no :meth:`released_references` to stand among (None: it does, or the
         benchmark has none)."""

@@ -17,6 +17,7 @@ from creval.benchmarks.common import format_prompt, single_turn_unit
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.records import Record, Scores
+from creval.records.references import PaperReferences
 from creval.runner.engine import Unit
 from creval_plugin_example.scoring import originality, parse_uses
 
@@ -49,6 +50,12 @@ class AlternativeUses(Benchmark[AUTOptions]):
 
     def prompts(self, options: AUTOptions) -> dict[str, str]:
         return {"prompt": PROMPT}
+
+    def published_references(self) -> list[PaperReferences]:
+        """The published values a run is placed beside (``creval references check``)."""
+        from creval_plugin_example.references import REFERENCES
+
+        return [REFERENCES]
 
     def units(self, options: AUTOptions) -> list[Unit]:
         objects = load_objects(options.objects)[: options.limit]

@@ -118,6 +118,9 @@ class DAT(Benchmark[DATOptions]):
 
         return released_references(run, measure, located)
 
+    def unpaired_measure(self) -> str | None:
+        return "dat_mean"  # one prompt: trials are exchangeable, nothing pairs them
+
     def released_missing(self, run: Run, located: LocatedInputs) -> str | None:
         from creval.benchmarks.dat.released import released_missing
 
