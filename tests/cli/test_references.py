@@ -51,3 +51,15 @@ def test_an_unknown_seed_or_benchmark_says_what_to_choose() -> None:
     done = creval("references", "--seed", "000", "--benchmark", "jcq")
     assert done.returncode == 2
     assert "choose from neocoder" in done.stderr
+
+
+def test_released_per_item_results_are_listed_with_licence_and_where_they_are_read() -> None:
+    """A paper's per-item results of unclear licence (NoveltyBench's site) are listed with it
+    and read at run time, never shipped; the seeds' values stay listed beside them."""
+    done = creval("references", "--benchmark", "noveltybench")
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if "noveltybench-published" in x)
+    assert "licence: none stated" in line and "never shipped" in line and "--published-data" in line
+    listing = creval("references").stdout
+    assert "ttcw-released-judges" in listing and "BSD-3-Clause" in listing
+    assert "jcq-released-judgements" in listing and "neocoder-gpt4-codes" in listing

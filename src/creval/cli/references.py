@@ -35,7 +35,7 @@ def references(
             raise CrevalError(f"No references for seed {seed!r}; choose from {', '.join(dict.fromkeys(known))}.")
         papers = [p for p in papers if p.seed == wanted]
     rows = [_row(p, v) for p in papers for v in p.values if benchmark in (None, v.benchmark)]
-    if benchmark is not None and not rows:
+    if benchmark is not None and not rows and (seed is not None or not _released_of(benchmark)):
         names = sorted({v.benchmark for p in papers for v in p.values})
         raise CrevalError(f"No references for benchmark {benchmark!r}"
                           + (f" in seed {seed}" if seed else "") + f"; choose from {', '.join(names)}.")
@@ -43,6 +43,8 @@ def references(
         typer.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
     _print_tables(rows, {p.paper: p.licence for p in papers})
+    if seed is None:
+        _print_released(benchmark)
 
 
 def _row(paper: Any, value: Any) -> dict[str, Any]:
@@ -95,6 +97,33 @@ def _print_tables(rows: list[dict[str, Any]], licences: dict[str, str]) -> None:
         for pid, described in dict.fromkeys((r["protocol"], r["protocol_description"]) for r in mine):
             console.print(f"  [bold]{pid}[/]: {described}", soft_wrap=False)
         console.print()
+
+
+def _released_of(benchmark: str) -> bool:
+    """Whether ``benchmark`` declares per-item results a paper released."""
+    from creval.report.references import declared
+
+    bench = declared(benchmark)
+    return bench is not None and bench.published_items() is not None
+
+
+def _print_released(benchmark: str | None) -> None:
+    """The per-item results papers released, which runs are paired with (``creval compare
+    RUN --published``): each read at run time from where its benchmark says, with its licence."""
+    from creval.report.references import declaring
+
+    console = _listing_console()
+    found = [(b.name, items) for b in declaring() if benchmark in (None, b.name)
+             if (items := b.published_items()) is not None]
+    if not found:
+        return
+    console.print("[bold]released per-item results[/] (read at run time, never shipped; "
+                  "creval compare RUN --published)")
+    for name, items in found:
+        console.print(f"  [bold]{name}[/] {items.protocol.id}: {', '.join(items.measures)} per "
+                      f"{items.item_identity}; licence: {items.licence}; from {items.fetched_from}",
+                      soft_wrap=False)
+    console.print()
 
 
 # --- creval references check PATH -----------------------------------------------------------
