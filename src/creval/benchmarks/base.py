@@ -14,6 +14,7 @@ from creval.models.base import digest
 from creval.records import Record, Scores
 from creval.records.references import (
     DataSource,
+    Items,
     ItemValues,
     LocatedInputs,
     PaperData,
@@ -188,6 +189,12 @@ class Benchmark(ABC, Generic[OptionsT]):
         """This benchmark's options that do not change what is measured, each with why: left
         out when a run is held against a published protocol (every other option is compared)."""
         return {}
+
+    def valid_items(self, measure: str, scores: Scores) -> Items | None:
+        """The items the value of ``measure`` was computed from (DAT's valid trials, the
+        questions with a parsed judgement), beside the units finished and planned: what a
+        protocol's item count is compared with. None: the units that finished."""
+        return None
 
     def reference_unit(self, protocol: Protocol) -> str | None:
         """The unit of the values under ``protocol`` where the benchmark has several (DAT:

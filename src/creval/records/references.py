@@ -163,6 +163,31 @@ class DataSource:
 
 
 @dataclass(frozen=True)
+class Items:
+    """Items behind one value: ``valid`` ones (those the value was computed from), units
+    ``finished`` and ``planned``; ``what`` names the valid ones; ``detail`` adds a count of
+    their own (``350 of 3500 judgements parsed``). A benchmark says which are valid
+    (:meth:`creval.benchmarks.base.Benchmark.valid_items`): a published protocol's item count
+    is compared with them."""
+
+    valid: int
+    finished: int
+    planned: int
+    what: str = "items"
+    detail: str = ""
+
+    def line(self) -> str:
+        """The report line.
+
+        >>> Items(350, 700, 700, "questions with a parsed judgement").line()
+        'items behind the value: 350 valid (questions with a parsed judgement) of 700 finished, 700 planned'
+        """
+        more = f"; {self.detail}" if self.detail else ""
+        return (f"items behind the value: {self.valid} valid ({self.what}) of {self.finished} "
+                f"finished, {self.planned} planned{more}")
+
+
+@dataclass(frozen=True)
 class LocatedInputs:
     """Where the files a run recorded are now, found by their digests (the recorded path, else
     the benchmark's default places), for a declaration that reads them again at check time."""
@@ -293,6 +318,6 @@ def _reference(where: _Where, path: str, raw: Any, paper: str, seed: str,
                      value=float(value), protocol=protocol, source=where.text(obj, "source", path))
 
 
-__all__ = ["DATA_IDENTITIES", "DataSource", "ItemValues", "Kind", "LocatedInputs", "PaperData", "PaperReferences",
+__all__ = ["DATA_IDENTITIES", "DataSource", "ItemValues", "Items", "Kind", "LocatedInputs", "PaperData", "PaperReferences",
            "Protocol", "Published", "PublishedItems", "Reference", "packaged_references",
            "parse_references"]

@@ -17,6 +17,7 @@ from creval.models.base import GenerateRequest
 from creval.records import Scores
 from creval.records.references import (
     DataSource,
+    Items,
     LocatedInputs,
     PaperReferences,
     Protocol,
@@ -120,6 +121,15 @@ class DAT(Benchmark[DATOptions]):
 
     def unpaired_measure(self) -> str | None:
         return "dat_mean"  # one prompt: trials are exchangeable, nothing pairs them
+
+    def valid_items(self, measure: str, scores: Scores) -> Items | None:
+        """The valid trials (an invalid trial is not in the mean)."""
+        head = scores.headline
+        if not isinstance(head.get("valid_trials"), int | float):
+            return None
+        valid = int(head["valid_trials"])
+        invalid = int(head.get("invalid_trials") or 0)
+        return Items(valid, valid + invalid, max(scores.units.total, valid + invalid), "valid trials")
 
     def released_missing(self, run: Run, located: LocatedInputs) -> str | None:
         from creval.benchmarks.dat.released import released_missing

@@ -27,6 +27,7 @@ from creval.models.base import Completion, GenerateRequest, Message
 from creval.records import Scores
 from creval.records.references import (
     DataSource,
+    Items,
     ItemValues,
     PaperData,
     PaperReferences,
@@ -99,6 +100,13 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
         from creval.benchmarks.neocoder.published import PAPER_DATA
 
         return PAPER_DATA
+
+    def valid_items(self, measure: str, scores: Scores) -> Items | None:
+        """The scored (problem, state) pairs."""
+        if not any("problem" in row for row in scores.table):
+            return None
+        valid = sum("problem" in row for row in scores.table)
+        return Items(valid, scores.units.finished, scores.units.total, "scored (problem, state) pairs")
 
     def not_compared(self) -> dict[str, str]:
         from creval.benchmarks.neocoder.published import NOT_COMPARED

@@ -38,6 +38,7 @@ from creval.judges.structured import as_text, render_rubric, rubric_schema
 from creval.models.base import GenerateRequest
 from creval.records import Scores
 from creval.records.references import (
+    Items,
     ItemValues,
     PaperData,
     PaperReferences,
@@ -165,6 +166,11 @@ class RubricBenchmark(Benchmark[RubricOptions]):
         from creval.benchmarks.ttct.published import run_values
 
         return run_values(run, self.lang)
+
+    def valid_items(self, measure: str, scores: Scores) -> Items | None:
+        from creval.benchmarks.ttct.published import rubric_items
+
+        return rubric_items(scores)
 
 
 @register_benchmark

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
+from creval.records import Scores
 from creval.records.references import (
+    Items,
     ItemValues,
     PaperData,
     PaperReferences,
@@ -42,6 +44,33 @@ TTCT_DATA = PaperData("questions")
 CRITERIA = ("fluency", "flexibility", "originality", "elaboration")
 JCQ_MEASURES = ("mean", *CRITERIA)
 JCQ_JUDGE_DIRS = ("judgements_gpt-4o-2024-08-06", "judgements/gpt-4o-2024-08-06")
+
+
+def rubric_items(scores: Scores) -> Items | None:
+    """The questions behind a rubric value: those with at least one parsed judgement (an
+    unparsed judgement is left out of the means)."""
+    head, units = scores.headline, scores.units
+    if not isinstance(head.get("parsed"), int | float):
+        return None
+    parsed, failed = int(head["parsed"]), int(head.get("parse_failures") or 0)
+    return Items(judged_units(scores.per_item.get("mean") or [], units.finished),
+                 units.finished, units.total, "questions with a parsed judgement",
+                 f"{parsed} of {parsed + failed} judgements parsed")
+
+
+def judged_units(per_answer: list[float | None], finished: int) -> int:
+    """Units (questions) with at least one parsed judgement: ``per_answer`` holds each
+    finished unit's answers in turn, None where the judgement did not parse.
+
+    >>> judged_units([None, 2.0, None, None, 3.0, 1.0], 3)
+    2
+    """
+    if not finished or not per_answer or len(per_answer) % finished:
+        return 0
+    per = len(per_answer) // finished
+    return sum(any(v is not None for v in per_answer[i:i + per])
+               for i in range(0, len(per_answer), per))
+
 
 
 def references() -> list[PaperReferences]:
