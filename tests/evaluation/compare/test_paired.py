@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.evaluation.test_profile_placement import MODEL, Server, jcq_servers
 
 from tests._cli import creval
+from tests.evaluation.profile.test_profile_placement import MODEL, Server, jcq_servers
 from tests.tests_paths import shared_data_path
 
 CRITERIA = ("fluency", "flexibility", "originality", "elaboration")

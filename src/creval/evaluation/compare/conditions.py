@@ -29,7 +29,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from creval.evaluation.compare.evidence import NOT_SENT, Evidence, RoleEvidence, read_evidence
-from creval.evaluation.compare.paper_data import PAPER_DATA, DataIdentity, data_identity, run_items
+from creval.evaluation.compare.paper_data import (
+    DataIdentity,
+    data_identity,
+    paper_data_of,
+    run_items,
+)
 from creval.evaluation.panel.conditions import panel_of, panel_reason
 from creval.reader import Run
 from creval.records import Scores
@@ -163,7 +168,7 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
     manifest = run.manifest
     scores = scores or run.scores or Scores()
     options = dict(manifest.options)
-    paper = PAPER_DATA.get(manifest.benchmark)
+    paper = paper_data_of(manifest.benchmark)
     files = dict((getattr(manifest, "inputs", None) or {}).get("files") or {})
     data = data_identity(manifest.benchmark, options.get(paper.option) if paper else None,
                          files.get(paper.option) if paper else None, run_items(run.records))
