@@ -229,6 +229,10 @@ NOT_COMPARED = {
     "people": "where the people's word lists are read from, to place the run among people "
               "(human_percentile, re-scored by the run's own scorer); not how dat_mean is "
               "measured",
+    "random_lists": "the random-word control shown beside dat_mean, not how it is measured",
+    "random_pos": "the random-word control shown beside dat_mean, not how it is measured",
+    "norms": "where the 100,000 people's norms are read from, shown beside dat_mean; not how it "
+             "is measured",
 }
 
 
