@@ -24,36 +24,19 @@ SHARED = {"base", "common", "families", "offline", "simulate", "repeats"}
 #: (file under src/creval, benchmark) still named there, pending its move into the benchmark's
 #: declarations. Keep it short; take an entry out when its file stops naming the benchmark.
 _PENDING_BY_FILE: dict[str, tuple[str, ...]] = {
-    # h-refs (issue 41, published references)
-    "evaluation/compare/comparability.py": ('dat',),
-    # h-refs (issue 41, published references)
-    "evaluation/compare/conditions.py": ('dat', 'jcq', 'sat', 'ttct'),
-    # h-refs (issue 41, published references)
-    "evaluation/compare/dat_released.py": ('dat', 'import dat'),
-    # h-refs (issue 41, published references)
-    "evaluation/compare/noveltybench_published.py": ('noveltybench',),
-    # the published per-item values to pair with (references)
-    "evaluation/compare/paired.py": ('dat',),
-    # h-refs (issue 41, published references)
-    "evaluation/compare/paper_data.py": ('bookmia', 'hypogen', 'jcq', 'lotbench', 'macgyver', 'metric-validity', 'neocoder', 'noveltybench', 'oogiri', 'sat', 'ttct'),
-    # h-refs (issue 41, published references)
-    "evaluation/compare/published.py": ('import neocoder', 'import ttct', 'jcq', 'neocoder', 'noveltybench', 'ttct', 'ttcw-judges'),
-    # h-refs (issue 41, published references)
-    "evaluation/compare/ttcw_published.py": ('import ttcw', 'ttcw-judges'),
     # sweep: DAT's released lists
     "evaluation/sweep/released.py": ('dat', 'import dat'),
     # built-in plots by benchmark
     "report/figures.py": ('dat', 'metric-validity', 'sat'),
-    # h-refs (issue 41, published references): data fetch sources
-    "cli/data.py": ('bookmia', 'hypogen', 'macgyver', 'neocoder', 'noveltybench', 'oogiri', 'ttcw'),
     # a command of the open-ended tasks
     "cli/novelty.py": ('bookmia', 'hypogen', 'import openended', 'macgyver'),
     # `creval play lotbench`
     "cli/play.py": ('lotbench',),
-    # h-refs (issue 41, published references)
-    "cli/references.py": ('dat',),
-    # `creval score answers` per benchmark
-    "cli/score/benchmarks.py": ('dat', 'import dat', 'import neocoder', 'import sat', 'import ttct', 'jcq', 'neocoder', 'sat'),
+    # `creval score answers` per benchmark (each short name reads its own input)
+    "cli/score/benchmarks.py": ('dat', 'import dat', 'import neocoder', 'import sat', 'import ttct', 'jcq', 'neocoder',
+                                'sat', 'slop'),
+    # `creval score slop FILE` (the slop benchmark's text reader and scorer, as above)
+    "cli/score/slop.py": ('import slop',),
     # metric-validity's measures as metrics
     "cli/score/metrics.py": ('import metric_validity',),
     # `creval train` (DAT's reward)

@@ -7,12 +7,14 @@ from __future__ import annotations
 import doctest
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from _cli import creval_process as creval
@@ -206,3 +208,42 @@ def test_installed_plugin_takes_its_preset_and_joins_the_profile(site: Path, tmp
     alone = creval("profile", "--model", "local", "--size", "smoke", "--family", "plugins",
                    "--plan", "--out", str(tmp_path / "none"))
     assert alone.returncode != 0 and "Unknown family plugins" in alone.stderr
+
+
+def _five_uses(body: dict[str, Any]) -> tuple[int, str]:
+    """A stand-in model that lists exactly the uses asked for (``Think of N unusual ...``)."""
+    asked = int(re.search(r"Think of (\d+) unusual", body["messages"][-1]["content"]).group(1))
+    return 200, "\n".join(f"{i}. use number {i}" for i in range(1, asked + 1))
+
+
+def test_installed_plugin_declares_a_reference_placed_like_a_built_in_ones(
+    site: Path, tmp_path: Path
+) -> None:
+    """The plug-in's reference is listed by ``creval references`` and held against its runs
+    by ``creval references check``: comparable when the run measured as its protocol says,
+    with every difference said when not."""
+    from _servers import ChatServer
+
+    env = _env(site)
+    rows = json.loads(creval("references", "--benchmark", "aut-lite", "--json", env=env).stdout)
+    assert [(r["protocol"], r["measure"], r["value"]) for r in rows] == [
+        ("aut-lite-example", "fluency_mean", 5.0)]
+
+    server = ChatServer(reply=_five_uses)
+    try:
+        for name, extra in (("same", ()), ("fewer", ("--uses", "3"))):
+            done = creval("run", "aut-lite", "--model", "openai:lister", "--base-url", server.url,
+                          "--no-progress", "--out", str(tmp_path / name), *extra,
+                          env={**env, "OPENAI_API_KEY": "x"})
+            assert done.returncode == 0, done.stderr
+    finally:
+        server.close()
+    same = creval("references", "check", str(tmp_path / "same"), "--json", env=env)
+    assert same.returncode == 0, same.stderr
+    (check,) = json.loads(same.stdout)
+    assert (check["benchmark"], check["protocol"], check["ours"]) == ("aut-lite", "aut-lite-example", 5.0)
+    assert check["comparable"] and check["reasons"] == []
+    fewer = creval("references", "check", str(tmp_path / "fewer"), "--json", env=env)
+    (check,) = json.loads(fewer.stdout)
+    assert check["ours"] == 3.0 and not check["comparable"]
+    assert check["reasons"] == ["uses=3, the paper used 5"]

@@ -21,7 +21,7 @@ from _cli import creval
 from _servers import ChatServer
 from tests_paths import shared_data_path
 
-from creval.evaluation.compare.paper_data import NEOCODER_SHA256
+from creval.benchmarks.neocoder.published import NEOCODER_SHA256
 
 KEY = {"OPENAI_API_KEY": "sk-test", "HF_HUB_OFFLINE": "1"}
 CAPPED = [False]  # the DAT server answers trial 0 invalidly while set

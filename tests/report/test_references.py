@@ -26,6 +26,8 @@ SCORER_KEYS = {
     "ttct": {"fluency", "flexibility", "originality", "elaboration", "mean"},
     "dat": {"dat_mean", "dat_std"},
     "sat": {"sat_mean", "sat_std"},
+    "ttcw": {"pass_rate", *(f"pass_rate_{d}" for d in ("fluency", "flexibility", "originality",
+                                                       "elaboration"))},
 }
 
 
@@ -36,7 +38,7 @@ def _values(seed: str) -> list:
 
 def test_every_paper_is_shipped_and_every_value_is_a_scorer_key_of_a_known_protocol() -> None:
     papers = load_references()
-    assert [p.seed for p in papers] == ["000", "001", "002", "003", "004"]
+    assert [p.seed for p in papers] == ["000", "001", "002", "003", "004", "-"]
     for paper in papers:
         assert paper.values, paper.file
         for v in paper.values:
@@ -85,6 +87,31 @@ def test_jcq_values_from_the_released_judgements_match_the_computed_aggregates()
     assert len(computed) == 5 * len(models)
     for v in computed:
         assert v.value == models[v.subject]["criterion_means"][v.measure]
+
+
+def test_ttcw_pass_rates_are_the_experts_majority_in_the_released_annotations() -> None:
+    """Recomputed here from the staged annotations, by hand: per (story, test) the majority of
+    the three experts' verdicts, the share passed per story source, overall and per dimension."""
+    folder = shared_data_path("ttcw")
+    tests = json.loads((folder / "tests" / "ttcw_all_tests.json").read_text(encoding="utf-8"))
+    dimension = {t["ttcw_idx"]: t["torrance_dimension"].lower() for t in tests}
+    verdicts: dict[tuple[str, int], list[bool]] = {}
+    for a in json.loads((folder / "annotations" / "ttcw_annotations.json").read_text(encoding="utf-8")):
+        verdicts.setdefault((a["story_id"], a["ttcw_idx"]), []).append(a["binary_verdict"] == "Yes")
+    assert {len(v) for v in verdicts.values()} == {3}
+    source = {"NewYorker": "New Yorker authors", "GPT3.5": "GPT3.5", "GPT4": "GPT4", "Claude": "Claude"}
+    expected: dict[tuple[str, str], list[bool]] = {}
+    for (story, test), said in verdicts.items():
+        passed = sum(said) >= 2
+        who = source[story.split("_", 1)[1]]
+        expected.setdefault((who, "pass_rate"), []).append(passed)
+        expected.setdefault((who, f"pass_rate_{dimension[test]}"), []).append(passed)
+    (paper,) = [p for p in load_references() if p.file == "ttcw.json"]
+    assert paper.licence.startswith("BSD-3-Clause")
+    shipped = {(v.subject, v.measure): v.value for v in paper.values}
+    assert set(shipped) == set(expected)
+    for key, passed in expected.items():
+        assert shipped[key] == pytest.approx(sum(passed) / len(passed), abs=5e-7), key
 
 
 def test_references_for_gives_each_value_with_its_protocol() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -20,7 +20,21 @@ from creval.records.declarations import (
     PresetEntry,
     SweepPairing,
 )
+from creval.records.references import (
+    DataSource,
+    ItemValues,
+    LocatedInputs,
+    PaperData,
+    PaperReferences,
+    Protocol,
+    Published,
+    PublishedItems,
+    Reference,
+)
 from creval.runner.engine import Unit
+
+if TYPE_CHECKING:
+    from creval.reader import Run
 
 #: How an option relates to a run directory:
 #: ``generation`` changes what is asked of the model (must match to resume),
@@ -125,8 +139,9 @@ class Benchmark(ABC, Generic[OptionsT]):
 
     def items_behind(self, measure: str, scores: Scores) -> Items | None:
         """The items the value of ``measure`` was computed from, where they are not the units
-        that finished (DAT's valid trials, the questions with a parsed judgement). None (the
-        default): the units that finished."""
+        that finished (DAT's valid trials, the questions with a parsed judgement): what a
+        published protocol's item count is compared with. None (the default): the units that
+        finished."""
         return None
 
     def preset(self, name: str, lang: str = "en") -> PresetEntry | None:
@@ -218,6 +233,71 @@ class Benchmark(ABC, Generic[OptionsT]):
 
         Called after every scoring. The default writes nothing.
         """
+        return []
+
+    # --- published references and upstream data (typed in creval.records.references) -------
+    # Read by evaluation/, report/ and cli/, which name no benchmark: each default declares
+    # nothing, so a plug-in declares only what it has.
+
+    def published_references(self) -> list[PaperReferences]:
+        """The papers' published values of this benchmark, each paper with its protocols
+        (a paper's file may hold other benchmarks' values too: readers keep their own)."""
+        return []
+
+    def paper_data(self) -> PaperData | None:
+        """The option naming the paper's data and the data's digests (None: no item set, as
+        DAT's one instruction: the data is not compared)."""
+        return None
+
+    def not_compared(self) -> dict[str, str]:
+        """This benchmark's options that do not change what is measured, each with why: left
+        out when a run is held against a published protocol (every other option is compared)."""
+        return {}
+
+    def reference_unit(self, protocol: Protocol) -> str | None:
+        """The unit of the values under ``protocol`` where the benchmark has several (DAT:
+        ``x100`` or ``0-1``); None: one unit."""
+        return None
+
+    def published_items(self) -> PublishedItems | None:
+        """The per-item results a paper released, to pair a run with (None: none)."""
+        return None
+
+    def item_values(self, run: Run) -> ItemValues:
+        """The run's own per-item values, keyed as :meth:`published_items` keys its items."""
+        return {}
+
+    def read_published_items(self, run: Run, published: Path | None) -> tuple[list[Published], str | None]:
+        """The released per-item results for ``run`` (from ``published``, or found beside the
+        run's data) and, when there are none, why not."""
+        return [], f"no paper released per-item results of {self.name}"
+
+    def released_references(self, run: Run, measure: str, located: LocatedInputs
+                            ) -> list[tuple[Protocol, list[tuple[Reference, tuple[float, ...]]]]]:
+        """Published values computed at check time from released per-answer data, re-scored by
+        the run's own scorer (English DAT's released lists), with the per-answer scores behind
+        each value: each protocol with its references. ``located``: where the files the run
+        recorded are now."""
+        return []
+
+    def unpaired_measure(self) -> str | None:
+        """The measure whose per-answer values are exchangeable draws of one prompt (DAT's
+        trials, ``dat_mean``): compared unpaired, with :meth:`released_references` and between
+        runs, never paired by item (None: the benchmark's items pair)."""
+        return None
+
+    def released_missing(self, run: Run, located: LocatedInputs) -> str | None:
+        """Why a run has no :meth:`released_references` to stand among (None: it does, or the
+        benchmark has none)."""
+        return None
+
+    def published_generations(self, run: Run) -> list[tuple[str, str, dict[str, list[str]]]]:
+        """(model, file, answers by the run's unit key) of published models' answers to the
+        items ``run`` answered, read at run time, for ``compare --homogeneity``."""
+        return []
+
+    def data_sources(self) -> list[DataSource]:
+        """The upstream data sets ``creval data fetch`` writes for this benchmark."""
         return []
 
     def parse_options(self, values: dict[str, Any]) -> OptionsT:

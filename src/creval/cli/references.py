@@ -29,18 +29,22 @@ def references(
     if seed is not None:
         wanted = seed.strip().zfill(3)
         known = [p.seed for p in papers]
+        if wanted not in known and seed.strip() in known:  # a paper beyond the seeds ("-")
+            wanted = seed.strip()
         if wanted not in known:
-            raise CrevalError(f"No references for seed {seed!r}; choose from {', '.join(known)}.")
+            raise CrevalError(f"No references for seed {seed!r}; choose from {', '.join(dict.fromkeys(known))}.")
         papers = [p for p in papers if p.seed == wanted]
     rows = [_row(p, v) for p in papers for v in p.values if benchmark in (None, v.benchmark)]
-    if benchmark is not None and not rows:
+    if benchmark is not None and not rows and (seed is not None or not _released_of(benchmark)):
         names = sorted({v.benchmark for p in papers for v in p.values})
         raise CrevalError(f"No references for benchmark {benchmark!r}"
                           + (f" in seed {seed}" if seed else "") + f"; choose from {', '.join(names)}.")
     if as_json:
         typer.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
-    _print_tables(rows)
+    _print_tables(rows, {p.paper: p.licence for p in papers})
+    if seed is None:
+        _print_released(benchmark)
 
 
 def _row(paper: Any, value: Any) -> dict[str, Any]:
@@ -52,7 +56,7 @@ def _row(paper: Any, value: Any) -> dict[str, Any]:
 
 
 def _unit(protocol: Any) -> str | None:
-    """DAT's unit (x100 or 0-1) of a protocol's values; None for other benchmarks."""
+    """The unit of a protocol's values where its benchmark has several (DAT: x100 or 0-1)."""
     from creval.evaluation.compare.comparability import _unit as unit_of
 
     return unit_of(protocol)
@@ -74,13 +78,15 @@ def _listing_console() -> Any:
 WHOLE_LINES = 100_000
 
 
-def _print_tables(rows: list[dict[str, Any]]) -> None:
+def _print_tables(rows: list[dict[str, Any]], licences: dict[str, str]) -> None:
     from rich.table import Table
 
     console = _listing_console()
     for paper in dict.fromkeys(r["paper"] for r in rows):
         mine = [r for r in rows if r["paper"] == paper]
         console.print(f"[bold]seed {mine[0]['seed']}[/]: {paper}")
+        if licences.get(paper):
+            console.print(f"  licence: {licences[paper]}", soft_wrap=False)
         table = Table("subject", "kind", "benchmark", "measure", "value", "source", "protocol",
                       box=None, pad_edge=False)
         for r in mine:
@@ -91,6 +97,33 @@ def _print_tables(rows: list[dict[str, Any]]) -> None:
         for pid, described in dict.fromkeys((r["protocol"], r["protocol_description"]) for r in mine):
             console.print(f"  [bold]{pid}[/]: {described}", soft_wrap=False)
         console.print()
+
+
+def _released_of(benchmark: str) -> bool:
+    """Whether ``benchmark`` declares per-item results a paper released."""
+    from creval.report.references import registered_benchmark
+
+    bench = registered_benchmark(benchmark)
+    return bench is not None and bench.published_items() is not None
+
+
+def _print_released(benchmark: str | None) -> None:
+    """The per-item results papers released, which runs are paired with (``creval compare
+    RUN --published``): each read at run time from where its benchmark says, with its licence."""
+    from creval.report.references import declaring
+
+    console = _listing_console()
+    found = [(b.name, items) for b in declaring() if benchmark in (None, b.name)
+             if (items := b.published_items()) is not None]
+    if not found:
+        return
+    console.print("[bold]released per-item results[/] (read at run time, never shipped; "
+                  "creval compare RUN --published)")
+    for name, items in found:
+        console.print(f"  [bold]{name}[/] {items.protocol.id}: {', '.join(items.measures)} per "
+                      f"{items.item_identity}; licence: {items.licence}; from {items.fetched_from}",
+                      soft_wrap=False)
+    console.print()
 
 
 # --- creval references check PATH -----------------------------------------------------------
@@ -184,16 +217,16 @@ def _check_lines(checks: list[Any]) -> list[str]:
 
 
 def _released_missing(path: Path) -> str:
-    """For an English DAT run: why the released lists are not there to stand among."""
-    from creval.evaluation.compare.comparability import run_dirs
-    from creval.evaluation.compare.dat_released import released_missing
+    """For a run whose benchmark places it among released per-answer values (English DAT's
+    lists): why they are not there to stand among."""
+    from creval.evaluation.compare.comparability import released_missing, run_dirs
     from creval.reader import read_run
 
     notes = []
     for folder in run_dirs(path):
-        run = read_run(folder)
-        if run.benchmark == "dat" and run.manifest.options.get("lang", "en") == "en":
-            notes.append(f" {folder}: English DAT is placed among released lists: {released_missing(run)}")
+        why = released_missing(read_run(folder))
+        if why:
+            notes.append(f" {folder}: placed among released values when they are found: {why}")
     return "".join(notes)
 
 

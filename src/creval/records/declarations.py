@@ -237,8 +237,6 @@ class AnswerText:
     references_folder: Callable[[Path | None], Path | None] | None = None
     #: When set, published groups with no answer are left out, and this note says when none is left.
     references_missing: str | None = None
-    #: Published answers are found beside the run's data (NoveltyBench's site).
-    published_beside_data: bool = False
     #: Why its answers are no free text a judge can rate (None: they are).
     not_free_text: str | None = None
     #: ``(task, answer)`` of a finished record for ratings, from its unit and output, where the
@@ -302,7 +300,8 @@ class Items:
     """Items behind one value: ``valid`` ones (those the value was computed from), units
     ``finished`` and ``planned``; ``what`` names the valid ones; ``detail`` adds a count of
     their own (``350 of 3500 judgements parsed``). A benchmark whose valid items are not the
-    units that finished says so in ``Benchmark.items_behind``."""
+    units that finished says so in ``Benchmark.items_behind``; a published protocol's item
+    count is compared with the valid ones."""
 
     valid: int
     finished: int

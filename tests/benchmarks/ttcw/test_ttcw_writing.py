@@ -126,3 +126,25 @@ def test_the_local_model_writes_and_judges_itself_offline(tmp_path: Path) -> Non
     assert head["judged_by"].startswith("self-judged")
     assert head["unparsed"] == (verdict is None)
     assert head["pass_rate"] == (None if verdict is None else float(verdict))
+
+
+def test_references_check_places_a_run_beside_the_experts_pass_rates_never_comparable(
+        tmp_path: Path) -> None:
+    """The experts' pass rates per story source are references: ``references check`` holds a
+    ttcw run against them and says why they are not comparable (its judge is a model, not the
+    experts; the starter set's 3 plots, not the paper's 12)."""
+    from importlib import resources
+
+    _questions(Path(str(resources.files("creval") / "data" / "ttcw" / "starter_tests.json")))
+    run_ttcw(tmp_path / "ttcw")
+    done = creval("references", "check", str(tmp_path / "ttcw"), "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    checks = [c for c in json.loads(done.stdout) if c["protocol"] == "ttcw-experts"]
+    assert {(c["subject"], c["measure"]) for c in checks} >= {
+        ("GPT4", "pass_rate"), ("New Yorker authors", "pass_rate_fluency")}
+    assert checks and not any(c["comparable"] for c in checks)
+    (why,) = {tuple(c["reasons"]) for c in checks if c["measure"] == "pass_rate"}
+    assert any("experts (majority of 3)" in w for w in why), why
+    assert any("3 items behind the value" in w and "measured 12" in w for w in why), why
+    gpt4 = next(c for c in checks if c["subject"] == "GPT4" and c["measure"] == "pass_rate")
+    assert gpt4["value"] == pytest.approx(8 / 42, abs=1e-6)

@@ -25,6 +25,7 @@ from creval.records.declarations import (
     SweepPair,
     SweepPairing,
 )
+from creval.records.references import PaperReferences
 from creval.runner.engine import Unit
 from creval_plugin_example.scoring import originality, parse_uses
 
@@ -87,6 +88,12 @@ class AlternativeUses(Benchmark[AUTOptions]):
 
     def prompts(self, options: AUTOptions) -> dict[str, str]:
         return {"prompt": PROMPT}
+
+    def published_references(self) -> list[PaperReferences]:
+        """The published values a run is placed beside (``creval references check``)."""
+        from creval_plugin_example.references import REFERENCES
+
+        return [REFERENCES]
 
     def units(self, options: AUTOptions) -> list[Unit]:
         objects = load_objects(options.objects)[: options.limit]

@@ -34,6 +34,7 @@ from creval.benchmarks.repeats import RepeatOptions, first_sample, repeat_key, r
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.records import Record, Scores
+from creval.records.references import DataSource
 from creval.runner.engine import Unit, UnitContext
 
 #: Test responses a judge rates for validation when --validation-limit is not given.
@@ -84,6 +85,15 @@ class AUT(Benchmark[AUTOptions]):
     def uses_role(self, role: str, options: AUTOptions) -> bool:
         """The judge only with ``--scorer judge`` (semdis and the regressor call no model)."""
         return role == "target" or (role == "judge" and options.scorer == "judge")
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.aut.fetch import UPSTREAM_COMMIT, UPSTREAM_FILES
+
+        return [DataSource(
+            "ocsai", "People's AUT responses with originality ratings and the published scorers' "
+            "scores (Ocsai) from GitHub massivetexts/ocsai", "creval.benchmarks.aut.fetch:fetch_ocsai",
+            url="https://github.com/massivetexts/ocsai", commit=UPSTREAM_COMMIT,
+            digests={local: sha for local, (_, sha) in UPSTREAM_FILES.items()}, licence="MIT")]
 
     def prompts(self, options: AUTOptions) -> dict[str, str]:
         out = {"prompt": load_prompt("aut_en", options.prompt_file)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from creval.benchmarks.base import Benchmark, option, register_benchmark
 from creval.benchmarks.common import load_prompt, single_turn_unit
@@ -17,8 +17,18 @@ from creval.judges.structured import as_text
 from creval.models.base import GenerateRequest
 from creval.records import Scores
 from creval.records.declarations import Items
+from creval.records.references import (
+    DataSource,
+    LocatedInputs,
+    PaperReferences,
+    Protocol,
+    Reference,
+)
 from creval.runner.engine import Unit
 from creval.runner.store import Record
+
+if TYPE_CHECKING:
+    from creval.reader import Run
 
 
 class DATOptions(RepeatOptions):
@@ -112,6 +122,41 @@ class DAT(Benchmark[DATOptions]):
     description = "Divergent Association Task: 10 nouns as unrelated as possible (embedding distance)."
     seed_paper = "004"
     Options = DATOptions
+
+    def published_references(self) -> list[PaperReferences]:
+        from creval.benchmarks.dat.released import references
+
+        return references()
+
+    def not_compared(self) -> dict[str, str]:
+        from creval.benchmarks.dat.released import NOT_COMPARED
+
+        return dict(NOT_COMPARED)
+
+    def reference_unit(self, protocol: Protocol) -> str | None:
+        from creval.benchmarks.dat.released import unit_of
+
+        return unit_of(protocol)
+
+    def released_references(self, run: Run, measure: str, located: LocatedInputs
+                            ) -> list[tuple[Protocol, list[tuple[Reference, tuple[float, ...]]]]]:
+        from creval.benchmarks.dat.released import released_references
+
+        return released_references(run, measure, located)
+
+    def unpaired_measure(self) -> str | None:
+        return "dat_mean"  # one prompt: trials are exchangeable, nothing pairs them
+
+    def released_missing(self, run: Run, located: LocatedInputs) -> str | None:
+        from creval.benchmarks.dat.released import released_missing
+
+        return released_missing(run, located)
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.dat.norms import data_source as dat_100k
+        from creval.benchmarks.dat.released import data_source
+
+        return [data_source(), dat_100k()]
 
     def prompts(self, options: DATOptions) -> dict[str, str]:
         return {"prompt": self.prompt(options)}

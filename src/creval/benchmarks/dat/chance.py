@@ -127,8 +127,12 @@ def add_random_control(scores: Scores, scorer: DATScorer, options: DATOptions) -
         note = f"Random-word control: not computed: {why}."
         return scores.model_copy(update={"notes": [*scores.notes, note]})
     seed = 0 if options.seed is None else int(options.seed)
-    values, drawn = random_list_scores(scorer, lists=options.random_lists, seed=seed,
-                                       pos=options.random_pos)
+    try:
+        values, drawn = random_list_scores(scorer, lists=options.random_lists, seed=seed,
+                                           pos=options.random_pos)
+    except ValueError as exc:  # a vocabulary too small to draw a list from (a test's stand-in)
+        note = f"Random-word control: not computed: {exc}"
+        return scores.model_copy(update={"notes": [*scores.notes, note]})
     if len(values) < 2:
         note = f"Random-word control: not computed: only {len(values)} random list scored."
         return scores.model_copy(update={"notes": [*scores.notes, note]})

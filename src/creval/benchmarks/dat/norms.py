@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
 from creval.records import Scores
+from creval.records.references import DataSource
 
 if TYPE_CHECKING:
     from creval.benchmarks.dat import DATOptions
@@ -273,3 +274,13 @@ def fetch_dat_100k(dest: str | Path, *, base_url: str = UPSTREAM_BASE_URL, check
 
     return download_upstream({name: (name, digest) for name, digest in FILES.items()},
                              Path(dest), base_url=base_url, checksums=checksums, timeout=timeout)
+
+
+def data_source() -> DataSource:
+    """What ``creval data fetch dat-100k`` writes, pinned file by file (fetched, never shipped)."""
+    return DataSource(
+        "dat-100k", "100,000 people's DAT norms (age band, sex, country), DAT with AUT, random-word "
+        "DAT from GitHub AntoineBellemare/DAT_GPT (GPL-3.0: fetched, never shipped)",
+        "creval.benchmarks.dat.norms:fetch_dat_100k",
+        url="https://github.com/AntoineBellemare/DAT_GPT", commit=UPSTREAM_COMMIT,
+        digests=dict(FILES), licence=LICENSE_NAME)

@@ -19,13 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from creval.errors import CrevalError
+from creval.metrics.story import LZIV_VALIDITY  # checked by story_validity's test
+
+__all__ = ["LZIV_VALIDITY", "read_stories", "story_validity"]
 
 STORIES_FILE = "all_stories_dsi_lziv_ratings_num-words.csv"
-#: What every output of Lempel-Ziv complexity says about it (docs/benchmarks/dat.md, computed by
-#: :func:`story_validity` from the staged data).
-LZIV_VALIDITY = ("Lempel-Ziv does not track people: on 179 human flash fictions rated by 5 people "
-                 "it correlates r = -0.34 [-0.46, -0.20] with their mean rating, and 0.07 "
-                 "[-0.08, 0.21] with length held fixed (docs/benchmarks/dat.md).")
 #: Rater columns: (column, who).
 RATERS = (("StoryRaterMean", "people (mean of 5 raters)"), ("gpt4_avg", "GPT-4 (mean rating)"))
 METRICS = (("DSI", "DSI"), ("lziv", "Lempel-Ziv (normalised)"), ("num_words", "length (words)"))

@@ -22,6 +22,7 @@ from creval.benchmarks.lotbench.evaluators import CHAIN_PROMPT, E1_PROMPTS, E2_P
 from creval.benchmarks.lotbench.game import GameSettings, Templates, play_game
 from creval.models.base import Completion, GenerateRequest
 from creval.records import Scores
+from creval.records.references import PaperData, PaperReferences, packaged_references
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -59,6 +60,16 @@ class LoTbench(Benchmark[LoTbenchOptions]):
     seed_paper = "003"
     Options = LoTbenchOptions
     roles = ("target",)
+
+    def published_references(self) -> list[PaperReferences]:
+        return [packaged_references("seed003-lotbench.json")]
+
+    def paper_data(self) -> PaperData | None:
+        return PaperData("samples")
+
+    def not_compared(self) -> dict[str, str]:
+        return {"confidence": "the level of the interval shown beside S_c, not S_c",
+                "leaderboard": "a leaderboard the report shows the run on, not how S_c is measured"}
     extra_roles = {"e1": "evaluator E1: judges whether a fill is DAESO with the human response",
                    "e2": "evaluator E2: answers the tested model's yes/no questions"}
 

@@ -25,6 +25,7 @@ from creval.benchmarks.metric_validity import declared
 from creval.benchmarks.metric_validity.data import LabelledText, balanced_sample, load_domain
 from creval.errors import CrevalError
 from creval.records import Scores
+from creval.records.references import PaperData, PaperReferences, packaged_references
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -222,6 +223,12 @@ class MetricValidity(Benchmark[MetricValidityOptions]):
     seed_paper = "002"
     Options = MetricValidityOptions
     roles = ("target", "judge")
+
+    def published_references(self) -> list[PaperReferences]:
+        return [packaged_references("seed002-metric-validity.json")]
+
+    def paper_data(self) -> PaperData | None:
+        return PaperData("data")
 
     def items(self, options: MetricValidityOptions) -> list[LabelledText]:
         loaded = load_domain(options.domain, options.data, creative=options.creative,

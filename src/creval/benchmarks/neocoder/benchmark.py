@@ -16,7 +16,7 @@ import asyncio
 import random
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
@@ -27,8 +27,19 @@ from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest, Message
 from creval.records import Scores
 from creval.records.declarations import Items
+from creval.records.references import (
+    DataSource,
+    ItemValues,
+    PaperData,
+    PaperReferences,
+    Published,
+    PublishedItems,
+)
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
+
+if TYPE_CHECKING:
+    from creval.reader import Run
 
 
 class NeoCoderOptions(BenchmarkOptions):
@@ -87,6 +98,41 @@ class NeoCoder(Benchmark[NeoCoderOptions]):
     seed_paper = "000"
     Options = NeoCoderOptions
     roles = ("target", "judge")
+
+    def published_references(self) -> list[PaperReferences]:
+        from creval.benchmarks.neocoder.published import references
+
+        return references()
+
+    def paper_data(self) -> PaperData | None:
+        from creval.benchmarks.neocoder.published import PAPER_DATA
+
+        return PAPER_DATA
+
+    def not_compared(self) -> dict[str, str]:
+        from creval.benchmarks.neocoder.published import NOT_COMPARED
+
+        return dict(NOT_COMPARED)
+
+    def published_items(self) -> PublishedItems | None:
+        from creval.benchmarks.neocoder.published import published_items
+
+        return published_items()
+
+    def item_values(self, run: Run) -> ItemValues:
+        from creval.benchmarks.neocoder.published import run_values
+
+        return run_values(run)
+
+    def read_published_items(self, run: Run, published: Path | None) -> tuple[list[Published], str | None]:
+        from creval.benchmarks.neocoder.published import read_published
+
+        return read_published(run, published)
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.neocoder.published import data_source
+
+        return [data_source()]
 
     def _dataset(self, options: NeoCoderOptions) -> NeoCoderDataset:
         return load_neocoder(options.data or starter_dir())

@@ -14,7 +14,8 @@ transformers, mapped to 1-10 by its thresholds) or ``none``.
 from __future__ import annotations
 
 import statistics
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, option, register_benchmark
@@ -25,7 +26,11 @@ from creval.benchmarks.repeats import RepeatOptions, repeat_key, repeat_meta
 from creval.errors import CrevalError
 from creval.metrics.noveltybench import reward_to_rating
 from creval.records import Record, Scores
+from creval.records.references import DataSource, ItemValues, PaperData, Published, PublishedItems
 from creval.runner.engine import Unit
+
+if TYPE_CHECKING:
+    from creval.reader import Run
 
 Sampling = Literal["default", "paraphrase", "in-context", "system"]
 
@@ -79,6 +84,36 @@ class NoveltyBench(Benchmark[NoveltyOptions]):
     #: every pair (a real run, whose answers fall in fewer classes, asks fewer).
     plan_worst_case = ("every one of the k answers different, the judge asked k(k-1)/2 "
                        "same/different verdicts per prompt")
+
+    def paper_data(self) -> PaperData | None:
+        from creval.benchmarks.noveltybench.published import PAPER_DATA
+
+        return PAPER_DATA
+
+    def published_items(self) -> PublishedItems | None:
+        from creval.benchmarks.noveltybench.published import published_items
+
+        return published_items()
+
+    def item_values(self, run: Run) -> ItemValues:
+        from creval.benchmarks.noveltybench.published import run_values
+
+        return run_values(run)
+
+    def read_published_items(self, run: Run, published: Path | None) -> tuple[list[Published], str | None]:
+        from creval.benchmarks.noveltybench.published import read_published
+
+        return read_published(run, published)
+
+    def published_generations(self, run: Run) -> list[tuple[str, str, dict[str, list[str]]]]:
+        from creval.benchmarks.noveltybench.published import reference_generations
+
+        return reference_generations(run)
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.noveltybench.published import data_source
+
+        return [data_source()]
 
     def plan_answer(self, options: NoveltyOptions, role: str) -> str | None:
         # a judge that finds every pair different (the most verdicts) and rates 5

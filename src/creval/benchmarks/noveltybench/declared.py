@@ -29,8 +29,7 @@ def _generations(output: dict[str, Any], options: dict[str, Any]) -> list[Any]:
     return list(output.get("generations") or [])
 
 
-ANSWER_TEXT = AnswerText(texts=_generations, homogeneity=True, embedder=lambda options: "minilm",
-                         published_beside_data=True)
+ANSWER_TEXT = AnswerText(texts=_generations, homogeneity=True, embedder=lambda options: "minilm")
 
 
 def sweep_pairs(records: list[Record], scores: Scores) -> list[SweepPair]:

@@ -23,6 +23,7 @@ from creval.benchmarks.oogiri.questions import CHOICE_TYPES, pick_unrelated
 from creval.errors import CrevalError
 from creval.models.base import Completion, GenerateRequest
 from creval.records import Scores
+from creval.records.references import DataSource, PaperData
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -72,6 +73,17 @@ class Oogiri(Benchmark[OogiriOptions]):
     seed_paper = "003"
     Options = OogiriOptions
     roles = ("target",)
+
+    def paper_data(self) -> PaperData | None:
+        return PaperData("source")
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.oogiri.fetch import HF_BASE_URL
+
+        return [DataSource(
+            "oogiri", "Oogiri-GO en/cn/jp.jsonl and images.zip (unpacked) from the Hugging Face hub",
+            "creval.benchmarks.oogiri.fetch:fetch_oogiri", url=HF_BASE_URL,
+            licence="as the hub dataset zhongshsh/CLoT-Oogiri-GO states it")]
     extra_roles = {"rewriter": "writes the distractors the data lacks: the literal answer (a "
                                "caption) and the 4T1/5T2 rewrite of the human response"}
 

@@ -19,6 +19,7 @@ from creval.benchmarks.openended.stepwise import StepSettings, solve_stepwise
 from creval.errors import CrevalError
 from creval.models.base import Capabilities, Completion, GenerateRequest
 from creval.records import Scores
+from creval.records.references import DataSource, PaperData, PaperReferences
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -121,6 +122,21 @@ class OpenEndedBenchmark(Benchmark[OpenEndedOptions]):
         "max_tokens": "use --step-max-tokens for the model's steps and --judge-max-tokens for "
         "the judge's answer.",
     }
+
+    def published_references(self) -> list[PaperReferences]:
+        from creval.benchmarks.openended.published import references
+
+        return references()
+
+    def paper_data(self) -> PaperData | None:
+        from creval.benchmarks.openended.published import PAPER_DATA
+
+        return PAPER_DATA.get(self.domain)
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.openended.published import DATA_SOURCES
+
+        return [DATA_SOURCES[self.domain]] if self.domain in DATA_SOURCES else []
 
     def _template(self, options: OpenEndedOptions) -> str:
         return load_prompt(f"openended_step_{self.domain}", options.prompt_file)

@@ -25,6 +25,7 @@ from creval.benchmarks.sat.stories import Story, load_stories
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.records import Scores
+from creval.records.references import PaperData, PaperReferences, packaged_references
 from creval.runner.engine import Unit
 from creval.runner.store import Record
 
@@ -55,6 +56,12 @@ class SAT(Benchmark[SATOptions]):
     description = "Story Alteration Task: rewrite tales as modern stories (embedding distance)."
     seed_paper = "004"
     Options = SATOptions
+
+    def published_references(self) -> list[PaperReferences]:
+        return [packaged_references("seed004-ttct.json")]
+
+    def paper_data(self) -> PaperData | None:
+        return PaperData("stories")
 
     def _prompt(self, options: SATOptions) -> str:
         return load_prompt(f"sat_{options.lang}", options.prompt_file)

@@ -30,6 +30,7 @@ from creval.errors import CrevalError
 from creval.metrics.slop import METRICS, leaderboard_text, slop_metrics, utf16_length
 from creval.models.base import GenerateRequest
 from creval.records import Record, Scores
+from creval.records.references import DataSource
 from creval.runner.engine import Unit, UnitContext
 
 Subset = Literal["starter", "creative", "essay", "all"]
@@ -133,6 +134,11 @@ class Slop(Benchmark[SlopOptions]):
     description = ("Slop score (EQ-Bench): over-used words, trigrams and not-x-but-y turns per "
                    "1,000 words, with lexical diversity and style (beyond the seed papers).")
     Options = SlopOptions
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.slop.data import data_source
+
+        return [data_source()]
 
     def prompts(self, options: SlopOptions) -> dict[str, str]:
         return {"system": load_prompt("slop_system", options.system_prompt_file),

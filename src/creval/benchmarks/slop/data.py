@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from creval.benchmarks.common import parse_jsonl
 from creval.errors import CrevalError
+from creval.records.references import DataSource
 
 UPSTREAM_REPO = "sam-paech/slop-score"
 UPSTREAM_COMMIT = "289264ab2a0df1358ef81ced3c259610ea709514"
@@ -231,3 +232,12 @@ def fetch_slop(dest: str | Path, *, base_url: str = UPSTREAM_BASE_URL, checksums
 
     return download_upstream(UPSTREAM_FILES, Path(dest), base_url=base_url, checksums=checksums,
                              timeout=timeout)
+
+
+def data_source() -> DataSource:
+    """What ``creval data fetch slop`` writes, pinned file by file."""
+    return DataSource(
+        "slop", "Slop score's 300 prompts, slop lists and published metrics from GitHub "
+        "sam-paech/slop-score (MIT), pinned commit", "creval.benchmarks.slop.data:fetch_slop",
+        url=f"https://github.com/{UPSTREAM_REPO}", commit=UPSTREAM_COMMIT,
+        digests={local: sha for local, (_, sha) in UPSTREAM_FILES.items()}, licence="MIT")

@@ -14,7 +14,7 @@ is rendered back to ``Label: n`` lines for the same strict parser; each unit rec
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, option, register_benchmark
@@ -39,8 +39,18 @@ from creval.judges.structured import as_text, render_rubric, rubric_schema
 from creval.models.base import GenerateRequest
 from creval.records import Scores
 from creval.records.declarations import Items
+from creval.records.references import (
+    ItemValues,
+    PaperData,
+    PaperReferences,
+    Published,
+    PublishedItems,
+)
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
+
+if TYPE_CHECKING:
+    from creval.reader import Run
 
 
 class RubricOptions(RepeatOptions):
@@ -149,6 +159,21 @@ class RubricBenchmark(Benchmark[RubricOptions]):
         return rubric_noise(scores, records, lang=self.lang, parser=options.parser,
                             repeats=options.repeats)
 
+    def published_references(self) -> list[PaperReferences]:
+        from creval.benchmarks.ttct.published import references
+
+        return references()
+
+    def paper_data(self) -> PaperData | None:
+        from creval.benchmarks.ttct.published import TTCT_DATA
+
+        return TTCT_DATA
+
+    def item_values(self, run: Run) -> ItemValues:
+        from creval.benchmarks.ttct.published import run_values
+
+        return run_values(run, self.lang)
+
 
 @register_benchmark
 class JCQ(RubricBenchmark):
@@ -161,6 +186,21 @@ class JCQ(RubricBenchmark):
     lang = "ja"
     starter = ("jcq", "questions_ja.jsonl")
     judge_prompt = "jcq_judge_ja"
+
+    def paper_data(self) -> PaperData | None:
+        from creval.benchmarks.ttct.published import JCQ_DATA
+
+        return JCQ_DATA
+
+    def published_items(self) -> PublishedItems | None:
+        from creval.benchmarks.ttct.published import jcq_published_items
+
+        return jcq_published_items()
+
+    def read_published_items(self, run: Run, published: Path | None) -> tuple[list[Published], str | None]:
+        from creval.benchmarks.ttct.published import read_jcq_published
+
+        return read_jcq_published(run, published)
 
 
 @register_benchmark

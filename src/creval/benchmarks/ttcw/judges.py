@@ -12,7 +12,8 @@ against each released one, item by item.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from creval._util.inputs import ITEM_DIGEST, item_digest
 from creval.benchmarks.base import Benchmark, BenchmarkOptions, option, register_benchmark
@@ -29,8 +30,12 @@ from creval.benchmarks.ttcw.data import (
 from creval.errors import CrevalError
 from creval.models.base import GenerateRequest
 from creval.records import Scores
+from creval.records.references import ItemValues, Published, PublishedItems
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
+
+if TYPE_CHECKING:
+    from creval.reader import Run
 
 #: ``wording`` -> what the judge is sent: our own wording (default), or the paper's template.
 WORDINGS = ("creval", "published")
@@ -127,6 +132,26 @@ class TTCWJudges(Benchmark[TTCWJudgeOptions]):
     #: The tested model (``--model``) is the judge under validation: the stories are not its
     #: own, so nothing here is self-judged.
     roles = ("target",)
+
+    def not_compared(self) -> dict[str, str]:
+        from creval.benchmarks.ttcw.published import NOT_COMPARED
+
+        return dict(NOT_COMPARED)
+
+    def published_items(self) -> PublishedItems | None:
+        from creval.benchmarks.ttcw.published import published_items
+
+        return published_items()
+
+    def item_values(self, run: Run) -> ItemValues:
+        from creval.benchmarks.ttcw.published import run_values
+
+        return run_values(run)
+
+    def read_published_items(self, run: Run, published: Path | None) -> tuple[list[Published], str | None]:
+        from creval.benchmarks.ttcw.published import read_published
+
+        return read_published(run, published)
 
     def plan_answer(self, options: TTCWJudgeOptions, role: str) -> str | None:
         return "Yes. The test is met."

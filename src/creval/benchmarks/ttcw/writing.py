@@ -38,6 +38,7 @@ from creval.benchmarks.ttcw.judges import (
 )
 from creval.models.base import GenerateRequest
 from creval.records import Scores
+from creval.records.references import DataSource, PaperReferences
 from creval.runner.engine import Unit, UnitContext
 from creval.runner.store import Record
 
@@ -92,6 +93,21 @@ class TTCW(Benchmark[TTCWOptions]):
     seed_paper = "-"
     Options = TTCWOptions
     roles = ("target", "judge")
+
+    def published_references(self) -> list[PaperReferences]:
+        from creval.benchmarks.ttcw.published import references
+
+        return references()
+
+    def not_compared(self) -> dict[str, str]:
+        from creval.benchmarks.ttcw.published import WRITING_NOT_COMPARED
+
+        return dict(WRITING_NOT_COMPARED)
+
+    def data_sources(self) -> list[DataSource]:
+        from creval.benchmarks.ttcw.published import data_source
+
+        return [data_source()]
 
     def plan_answer(self, options: TTCWOptions, role: str) -> str | None:
         return "Yes. The test is met." if role == "judge" else None

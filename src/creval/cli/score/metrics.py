@@ -216,8 +216,7 @@ def score_sns(
 def score_lziv(file: TextsFile, text_field: TextField = "text", out: Out = None) -> None:
     """Lempel-Ziv complexity of each text (characters, normalised as Bellemare-Pepin et al.),
     printed with its agreement with people's ratings (it does not track them)."""
-    from creval.benchmarks.dat.stories import LZIV_VALIDITY
-    from creval.metrics.story import lempel_ziv_complexity
+    from creval.metrics.story import LZIV_VALIDITY, lempel_ziv_complexity
 
     rows: list[dict[str, Any]] = []
     for text_id, text in read_texts(file, text_field):

@@ -45,38 +45,36 @@ from creval.evaluation.compare.conditions import (
     shown,
 )
 from creval.evaluation.compare.items import Items, items_behind, items_of
-from creval.evaluation.compare.paper_data import PAPER_DATA
 from creval.reader import Run, read_run
 from creval.records import Scores
-from creval.report.references import PaperReferences, Protocol, Reference, load_references
+from creval.records.references import LocatedInputs
+from creval.report.references import (
+    PaperReferences,
+    Protocol,
+    Reference,
+    declaring,
+    load_references,
+    registered_benchmark,
+)
 
-#: The options that do not change what is measured, each with why: the one place. Keyed by
-#: option name (every benchmark) or ``benchmark.option``. Options of how a run executes
-#: (concurrency, cache, threads, executor, output paths, progress, resume) are command-line
-#: settings, not benchmark options, and never reach the comparison. Every other benchmark
-#: option is compared.
+#: The options of every benchmark that do not change what is measured, each with why; a
+#: benchmark adds its own (:meth:`~creval.benchmarks.base.Benchmark.not_compared`). Options of
+#: how a run executes (concurrency, cache, threads, executor, output paths, progress, resume)
+#: are command-line settings, not benchmark options, and never reach the comparison. Every
+#: other benchmark option is compared.
 NOT_COMPARED: dict[str, str] = {
     "limit": "how many items: the items behind the value are compared with the paper's count",
     "seed": "which random draw, not how it is measured (the papers do not give theirs)",
-    "neocoder.states": "which states are run: the (problem, state) pairs behind the value are "
-                       "compared with the paper's count",
-    "dat.trials": "how many trials: the valid trials behind the value are compared with the "
-                  "paper's count",
     "entailment_lookup": "which entailment pairs are asked: the same classes either way",
-    "lotbench.confidence": "the level of the interval shown beside S_c, not S_c",
-    "lotbench.leaderboard": "a leaderboard the report shows the run on, not how S_c is measured",
-    "dat.people": "where the people's word lists are read from, to place the run among people "
-                  "(human_percentile, re-scored by the run's own scorer); not how dat_mean is "
-                  "measured",
-    "dat.random_lists": "the random-word control shown beside dat_mean, not how it is measured",
-    "dat.random_pos": "the random-word control shown beside dat_mean, not how it is measured",
-    "dat.norms": "where the 100,000 people's norms are read from, shown beside dat_mean; not "
-                 "how it is measured",
-    **{f"ttcw-judges.{name}": "the run's judge is what is compared: each released TTCW judge "
-       "is paired with it on the (story, test) items both judged" for name in (
-           "data", "stories", "tests", "temperature", "max_tokens", "wording", "prompt_file")},
-    "ttcw-judges.resamples": "the intervals shown beside kappa, not the per-item agreement",
 }
+
+
+def declared_not_compared() -> dict[str, str]:
+    """Every registered benchmark's options left out of the comparison, keyed
+    ``benchmark.option``, with why (what :meth:`~creval.benchmarks.base.Benchmark.not_compared`
+    declares)."""
+    return {f"{bench.name}.{option}": why for bench in declaring()
+            for option, why in bench.not_compared().items()}
 
 
 def not_compared(benchmark: str, option: str) -> str | None:
@@ -85,10 +83,12 @@ def not_compared(benchmark: str, option: str) -> str | None:
     >>> not_compared("jcq", "concurrency") is None, not_compared("jcq", "questions")
     (True, 'the data: compared by the digest of its content')
     """
-    data = PAPER_DATA.get(benchmark)
+    bench = registered_benchmark(benchmark)
+    data = None if bench is None else bench.paper_data()
     if data is not None and option == data.option:
         return "the data: compared by the digest of its content"
-    return NOT_COMPARED.get(f"{benchmark}.{option}") or NOT_COMPARED.get(option)
+    own = {} if bench is None else bench.not_compared()
+    return own.get(option) or NOT_COMPARED.get(option)
 
 
 def compared_options(benchmark: str) -> list[str]:
@@ -296,7 +296,7 @@ class Check:
     #: The unit of ``ours`` and ``value`` where a benchmark has several (DAT: x100 or 0-1).
     unit: str | None = None
     #: A comparable value computed from released per-trial lists (English DAT): the unpaired
-    #: difference, interval, p and verdict (:mod:`creval.evaluation.compare.dat_released`).
+    #: difference, interval, p and verdict (:mod:`creval.evaluation.compare.placement`).
     placement: Mapping[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -326,8 +326,8 @@ def check_measure(run: Run, measure: str, cond: RunConditions | None = None,
                 protocol = paper.protocols[ref.protocol]
                 out.append(_check(run, ref, protocol, cond, ours, items,
                                   judged_itself(paper, protocol)))
-    if run.benchmark == "dat":  # English DAT: the released lists, re-scored by the run's scorer
-        out += _released_checks(run, measure, cond, scores, ours, items)
+    # values computed from released per-answer data (English DAT's lists), re-scored by the run's scorer
+    out += released_checks(run, measure, cond, scores, ours, items)
     return out
 
 
@@ -341,18 +341,46 @@ def judged_itself(paper: PaperReferences, protocol: Protocol) -> bool:
     return any(v.protocol == protocol.id and bare(v.subject) in names for v in paper.values)
 
 
-def _released_checks(run: Run, measure: str, cond: RunConditions, scores: Scores,
-                     ours: float | None, items: Items) -> list[Check]:
-    """English DAT against Chen and Ding's released lists and the people, re-scored by the
-    run's scorer (:mod:`creval.evaluation.compare.dat_released`); a comparable protocol's checks
-    carry the unpaired placement of the run's valid trials among each group's lists."""
+def located_inputs(run: Run) -> LocatedInputs:
+    """Where the files the run recorded are now, found by their digests (the recorded path,
+    else the benchmark's default places: :func:`creval.evaluation.verify.inputs.recorded_locations`)."""
+    from creval.evaluation.verify.inputs import recorded_locations
+
+    options = dict(run.manifest.options)
+    inputs = getattr(run.manifest, "inputs", None) or {}
+    recorded = frozenset(inputs.get("files") or {})
+    if not recorded:
+        return LocatedInputs()
+    found, problems = recorded_locations(run.benchmark, options, inputs)
+    return LocatedInputs(found, tuple(problems), recorded)
+
+
+def released_checks(run: Run, measure: str, cond: RunConditions | None = None,
+                    scores: Scores | None = None, ours: float | None = None,
+                    items: Items | None = None) -> list[Check]:
+    """The run against the values its benchmark computes from released per-answer data,
+    re-scored by the run's scorer (:meth:`~creval.benchmarks.base.Benchmark.released_references`:
+    English DAT's released lists); a comparable protocol's checks carry the unpaired placement
+    of the run's valid answers among each group's (:mod:`creval.evaluation.compare.placement`)."""
     from dataclasses import replace
 
-    from creval.evaluation.compare.dat_released import placements, released_references
+    from creval.evaluation.compare.placement import placements
 
-    trials = [float(v) for v in scores.per_item.get("dat_mean", []) if v is not None]
+    bench = registered_benchmark(run.benchmark)
+    if bench is None:
+        return []
+    found = bench.released_references(run, measure, located_inputs(run))
+    if not found:
+        return []
+    scores = scores or run.scores or Scores()
+    cond = cond or conditions_of(run, scores)
+    if items is None:
+        value = scores.headline.get(measure)
+        ours = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        items = items_of(run.benchmark, measure, scores)
+    trials = [float(v) for v in scores.per_item.get(measure, []) if v is not None]
     out: list[Check] = []
-    for protocol, refs in released_references(run, measure):
+    for protocol, refs in found:
         checks = [_check(run, ref, protocol, cond, ours, items, False) for ref, _ in refs]
         if checks and checks[0].comparable and trials:
             stats = placements(trials, [values for _, values in refs])
@@ -361,13 +389,20 @@ def _released_checks(run: Run, measure: str, cond: RunConditions, scores: Scores
     return out
 
 
+def released_missing(run: Run) -> str | None:
+    """Why the run has no released per-answer values to stand among (None: its benchmark
+    computes none)."""
+    bench = registered_benchmark(run.benchmark)
+    return None if bench is None else bench.released_missing(run, located_inputs(run))
+
+
 def _other_language(protocol: Protocol, run: RunConditions) -> bool:
     """A protocol of one language (its ``lang`` option) held against a run in another: not
     listed at all (a Japanese paper's values say nothing of an English run).
 
-    >>> p = Protocol("p", "dat", "none", 100, None, "", options={"lang": "ja"})
+    >>> p = Protocol("p", "mytask", "none", 100, None, "", options={"lang": "ja"})
     >>> from creval.evaluation.compare.paper_data import DataIdentity
-    >>> _other_language(p, RunConditions("dat", DataIdentity("none", ""), options={"lang": "en"}))
+    >>> _other_language(p, RunConditions("mytask", DataIdentity("none", ""), options={"lang": "en"}))
     True
     """
     wanted, lang = protocol.options.get("lang"), run.options.get("lang")
@@ -386,15 +421,10 @@ def _check(run: Run, ref: Reference, protocol: Protocol, cond: RunConditions,
 
 
 def _unit(protocol: Protocol) -> str | None:
-    """DAT's unit under ``protocol`` (x100 or 0-1); None for other benchmarks."""
-    if protocol.benchmark != "dat":
-        return None
-    from creval.evaluation.compare.dat_released import dat_unit
-
-    variant = protocol.options.get("variant")
-    lang = protocol.options.get("lang")
-    return dat_unit(lang if isinstance(lang, str) else "en",
-                    variant[-1] if isinstance(variant, tuple) else variant)
+    """The unit of the values under ``protocol`` where its benchmark has several (DAT: x100
+    or 0-1); None otherwise."""
+    bench = registered_benchmark(protocol.benchmark)
+    return None if bench is None else bench.reference_unit(protocol)
 
 
 def check_run(run: Run, refs: Sequence[PaperReferences] | None = None,

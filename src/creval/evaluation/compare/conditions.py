@@ -2,11 +2,11 @@
 published protocol: read from the run's records (:mod:`creval.evaluation.compare.evidence`) first,
 from its manifest only for what no request carries.
 
-- **Options that reach a request** (:data:`REQUEST_OPTIONS`) are taken as the requests sent
+- **Options that reach a request** (:func:`request_options`, as the benchmark declares) are taken as the requests sent
   them; where the manifest says otherwise the run is not comparable (a *problem*, naming the
   field, both values and how many requests). A replayed role's options are those its
   replayed run asked with, never the replaying command's.
-- **Options compared by effect** (:data:`EFFECT_OPTIONS`): asked for but recorded as not
+- **Options compared by effect** (:func:`effect_options`): asked for but recorded as not
   applied on any unit (structured judging on a backend that cannot constrain) is compared as
   off, with a note saying so.
 - **Models by every answer**: each role's snapshot is the set of model ids its answers
@@ -29,24 +29,36 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from creval.evaluation.compare.evidence import NOT_SENT, Evidence, RoleEvidence, read_evidence
-from creval.evaluation.compare.paper_data import PAPER_DATA, DataIdentity, data_identity, run_items
+from creval.evaluation.compare.paper_data import (
+    DataIdentity,
+    data_identity,
+    paper_data_of,
+    run_items,
+)
 from creval.evaluation.panel.conditions import panel_of, panel_reason
 from creval.reader import Run
 from creval.records import Scores
 
-_SAMPLED = {"temperature": ("target", "temperature"), "top_p": ("target", "top_p"),
-            "max_tokens": ("target", "max_tokens")}
-_RUBRIC = {**_SAMPLED, "answers": ("target", "n"), "judge_max_tokens": ("judge", "max_tokens")}
-#: benchmark -> option -> (role, request field) the option is sent as, verbatim, on every
-#: request of that role. Only options the run's manifest has are read.
-REQUEST_OPTIONS: dict[str, dict[str, tuple[str, str]]] = {
-    "jcq": _RUBRIC, "ttct": _RUBRIC, "dat": _SAMPLED, "sat": _SAMPLED,
-}
-#: benchmark -> option -> the unit output recording whether it took effect on that unit.
-EFFECT_OPTIONS: dict[str, dict[str, str]] = {
-    "jcq": {"structured_judge": "judge_constrained"},
-    "ttct": {"structured_judge": "judge_constrained"},
-}
+
+def request_options(benchmark: str) -> dict[str, tuple[str, str]]:
+    """Option -> (role, request field) ``benchmark`` declares it sends verbatim on every
+    request of that role (``Benchmark.options_sent``); only options the run's manifest has are
+    read. An unregistered benchmark declares none."""
+    from creval.benchmarks import registry
+
+    cls = registry().get(benchmark)
+    return {} if cls is None else cls.options_sent()
+
+
+def effect_options(benchmark: str) -> dict[str, str]:
+    """Option -> the unit output recording whether it took effect on that unit, as
+    ``benchmark`` declares (``Benchmark.option_effects``)."""
+    from creval.benchmarks import registry
+
+    cls = registry().get(benchmark)
+    return {} if cls is None else dict(cls.option_effects)
+
+
 LOOPBACK = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"}
 
 
@@ -163,7 +175,7 @@ def conditions_of(run: Run, scores: Scores | None = None) -> RunConditions:
     manifest = run.manifest
     scores = scores or run.scores or Scores()
     options = dict(manifest.options)
-    paper = PAPER_DATA.get(manifest.benchmark)
+    paper = paper_data_of(manifest.benchmark)
     files = dict((getattr(manifest, "inputs", None) or {}).get("files") or {})
     data = data_identity(manifest.benchmark, options.get(paper.option) if paper else None,
                          files.get(paper.option) if paper else None, run_items(run.records))
@@ -205,7 +217,7 @@ def _applied(benchmark: str, options: Mapping[str, Any], ev: Evidence
              ) -> tuple[dict[str, Applied], list[str], list[str]]:
     applied: dict[str, Applied] = {}
     problems: list[str] = []
-    for name, (role, name_in_request) in REQUEST_OPTIONS.get(benchmark, {}).items():
+    for name, (role, name_in_request) in request_options(benchmark).items():
         if options.get(name) is None or role not in ev.sent:  # unset: the backend's default
             continue
         problems += disagreements(name, options[name], ev.sent[role], name_in_request)
@@ -218,7 +230,7 @@ def _applied(benchmark: str, options: Mapping[str, Any], ev: Evidence
                             f"{asked.replayed_from} have no request there: how they were asked "
                             "cannot be checked")
     notes: list[str] = []
-    for name, flag in EFFECT_OPTIONS.get(benchmark, {}).items():
+    for name, flag in effect_options(benchmark).items():
         true, total = ev.flags.get(flag, (0, 0))
         if name not in options or not total:
             continue
@@ -286,5 +298,5 @@ def is_self_judged(scores: Scores) -> bool:
     return str(scores.headline.get("judged_by", "")).startswith("self-judged")
 
 
-__all__ = ["EFFECT_OPTIONS", "REQUEST_OPTIONS", "Applied", "RunConditions", "bare", "disagreements",
+__all__ = ["Applied", "RunConditions", "bare", "disagreements",
            "conditions_of", "effective_options", "endpoint", "is_self_judged", "same", "self_judged", "shown"]

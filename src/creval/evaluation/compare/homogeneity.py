@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
 from creval.records.declarations import Answer, AnswerText
+from creval.report.references import registered_benchmark
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 ITEM_OPTIONS = ("lang", "questions", "stories", "prompt_file", "words")
 
 
-def declared(benchmark: str) -> AnswerText:
+def answer_text_of(benchmark: str) -> AnswerText:
     """What ``benchmark`` declares of its answers' text (``Benchmark.answer_text``)."""
     from creval.benchmarks import registry
 
@@ -167,7 +168,7 @@ def _check_same_items(runs: Sequence[Run], benchmark: str) -> None:
 def run_answers(run: Run) -> dict[str, list[Answer]]:
     """The run's answers per item, as its benchmark declares them (``AnswerText.texts``): DAT
     word sets under one item, texts per question or story (else each record's ``text``)."""
-    decl = declared(run.benchmark)
+    decl = answer_text_of(run.benchmark)
     answers: dict[str, list[Answer]] = {}
     for record in run.records:
         if record.status != "ok":
@@ -188,7 +189,7 @@ def _sample(values: list[Any], limit: int, seed: int) -> list[Any]:
 def _embedder_spec(benchmark: str, runs: Sequence[Run], embedder: str | None) -> str:
     if embedder:
         return embedder
-    decl = declared(benchmark)
+    decl = answer_text_of(benchmark)
     if decl.embedder is None:
         raise CrevalError(f"{benchmark} declares no embedder for homogeneity: pass --embedder SPEC.")
     return decl.embedder(runs[0].manifest.options)
@@ -231,7 +232,7 @@ def benchmark_homogeneity(
     from creval.metrics.homogeneity import homogeneity
 
     _check_same_items(runs, benchmark)
-    decl = declared(benchmark)
+    decl = answer_text_of(benchmark)
     sources = {"people": people, "jcq_data": jcq_data}
     groups = [Group(label, "run", run_answers(run), str(run.path))
               for label, run in zip(_labels(runs, benchmark), runs, strict=True)]
@@ -249,11 +250,10 @@ def benchmark_homogeneity(
         for group in groups:
             if group.answers:
                 group.answers["prompt"] = _sample(group.answers["prompt"], max_answers, seed)
-    if decl.published_beside_data:  # the site's generations, when beside the run's data
-        from creval.evaluation.compare.noveltybench_published import reference_generations
-
-        groups += [Group(f"published:{model}", "published", {k: list[Answer](v) for k, v in answers.items()}, file)
-                   for model, file, answers in reference_generations(runs[0]) if answers]
+    bench = registered_benchmark(benchmark)  # its published answers, read at run time
+    groups += [Group(f"published:{model}", "published", {k: list[Answer](v) for k, v in answers.items()}, file)
+               for model, file, answers in (bench.published_generations(runs[0])
+                                            if bench is not None else []) if answers]
     if empty := [g.label for g in groups if not g.answers]:
         notes.append(f"Left out, no usable answer: {', '.join(empty)}.")
         groups = [g for g in groups if g.answers]
@@ -295,10 +295,10 @@ def _interval_notes(result: Homogeneity) -> list[str]:
             f"answers for an interval (needs {HOMOGENEITY_MIN_ANSWERS})."]
 
 
-def _novelty_site(run: Run) -> bool:
-    from creval.evaluation.compare.noveltybench_published import site_folder
-
-    return site_folder(run, None) is not None
+def _published_answers(run: Run) -> bool:
+    """Whether the run's benchmark finds published answers to the run's items (beside its data)."""
+    bench = registered_benchmark(run.manifest.benchmark)
+    return bench is not None and bool(bench.published_generations(run))
 
 
 def reference_folders(**given: Path | None) -> dict[str, Path | None]:
@@ -338,8 +338,8 @@ def compare_homogeneity(
                           f"{', '.join(sorted(by_benchmark))}.")
     sources = {"people": people, "jcq_data": jcq_data}
     published = {b: (sources.get(d.references_from) is not None if d.references_from else False)
-                 or (d.published_beside_data and _novelty_site(rs[0]))
-                 for b, rs in chosen.items() if (d := declared(b))}
+                 or _published_answers(rs[0])
+                 for b, rs in chosen.items() if (d := answer_text_of(b))}
     alone = [b for b, rs in chosen.items() if len(rs) < 2 and not published.get(b)]
     if len(alone) < len(chosen):  # measure what can be measured; say what was left out
         chosen = {b: rs for b, rs in chosen.items() if b not in alone}

@@ -1,11 +1,12 @@
 """The items behind a run's value: the valid ones, not the units that finished.
 
-A value is computed from the items its scorer could use: judged questions with at least
-one parsed judgement (JCQ, TTCT: an unparsed judgement is left out of the means), valid
-trials (DAT), scored (problem, state) pairs (NeoCoder), solutions with log-probabilities
-(semantic entropy). :func:`items_of` counts them, beside the units that finished and the
-units planned, so that a report can say all three and the comparison with a paper's count
-uses the valid ones.
+A value is computed from the items its scorer could use, as its benchmark declares them
+(:meth:`~creval.benchmarks.base.Benchmark.items_behind`: judged questions with at least one
+parsed judgement for the rubric benchmarks, valid trials for DAT, scored (problem, state)
+pairs for NeoCoder), solutions with log-probabilities for semantic entropy, else the units
+that finished. :func:`items_of` counts them, beside the units that finished and the units
+planned, so that a report can say all three and the comparison with a paper's count uses
+the valid ones.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from creval.records import Scores
 from creval.records.declarations import Items
+from creval.report.references import registered_benchmark
 
 
 def items_behind(benchmark: str, measure: str, scores: Scores) -> int:
@@ -36,13 +38,11 @@ def items_behind(benchmark: str, measure: str, scores: Scores) -> int:
 def items_of(benchmark: str, measure: str, scores: Scores) -> Items:
     """The items behind the value of ``measure``: valid, finished and planned (see
     :func:`items_behind`)."""
-    from creval.benchmarks import registry
-
     units = scores.units
-    cls = registry().get(benchmark)
-    declared = cls().items_behind(measure, scores) if cls is not None else None
-    if declared is not None:  # what the benchmark says its valid items are
-        return declared
+    bench = registered_benchmark(benchmark)
+    own = None if bench is None else bench.items_behind(measure, scores)
+    if own is not None:  # what the benchmark says its valid items are
+        return own
     if measure == "semantic_entropy" and measure in scores.per_item:
         values = scores.per_item[measure]
         valid = sum(v is not None for v in values)

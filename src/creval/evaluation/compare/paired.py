@@ -33,7 +33,7 @@ from creval.evaluation.compare.published import (
 )
 from creval.reader import PAIRED_COLUMNS, PROFILE, Run, read_run
 from creval.report.paired import PAIRED_JSON
-from creval.report.references import Protocol
+from creval.report.references import Protocol, registered_benchmark
 
 ALPHA = 0.05
 
@@ -146,8 +146,9 @@ def published_rows(run: Run, *, published: Path | None = None,
                    measures: Sequence[str] | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Uncorrected rows of ``run`` against every published model, or why there are none."""
     bench = run.manifest.benchmark
-    if bench == "dat":  # trials are exchangeable: unpaired, against the released lists
-        return dat_published_rows(run)
+    unpaired = _unpaired_measure(bench)
+    if unpaired is not None:  # answers are exchangeable: unpaired, against the released lists
+        return released_rows(run, unpaired)
     protocol = source_protocol(bench)
     if protocol is None:
         return [], f"no paper released per-item results of {bench}"
@@ -170,15 +171,22 @@ def published_rows(run: Run, *, published: Path | None = None,
     return rows, None if rows else "no item measured by both"
 
 
-def dat_published_rows(run: Run) -> tuple[list[dict[str, Any]], str | None]:
-    """An English DAT run's unpaired rows against the five released models and the people
-    (:mod:`creval.evaluation.compare.dat_released`), or why there are none."""
-    from creval.evaluation.compare.comparability import check_measure
-    from creval.evaluation.compare.dat_released import CONDITIONS, released_missing
+def _unpaired_measure(benchmark: str) -> str | None:
+    """The measure ``benchmark`` compares unpaired (its answers are exchangeable draws of one
+    prompt: DAT's trials), or None."""
+    bench = registered_benchmark(benchmark)
+    return None if bench is None else bench.unpaired_measure()
+
+
+def released_rows(run: Run, measure: str) -> tuple[list[dict[str, Any]], str | None]:
+    """A run's unpaired rows of ``measure`` against the released lists its benchmark declares
+    (:meth:`~creval.benchmarks.base.Benchmark.released_references`: English DAT's five
+    released models and the people), or why there are none."""
+    from creval.evaluation.compare.comparability import released_checks, released_missing
 
     if run.scores is None:
         return [], "the run has no scores yet"
-    checks = [c for c in check_measure(run, "dat_mean") if c.protocol in CONDITIONS]
+    checks = released_checks(run, measure)
     if not checks:
         return [], released_missing(run)
     placed = [c for c in checks if c.placement is not None]
@@ -189,7 +197,7 @@ def dat_published_rows(run: Run) -> tuple[list[dict[str, Any]], str | None]:
     rows = []
     for c in placed:
         stats = dict(c.placement or {})
-        rows.append({"benchmark": "dat", "subject": c.subject, "measure": c.measure,
+        rows.append({"benchmark": run.benchmark, "subject": c.subject, "measure": c.measure,
                      "n": stats["n_published"] + stats["n_this"], **stats, "mdd": None,
                      "mdd_reason": "unpaired: no detectable difference is computed",
                      "protocol": c.protocol, "unit": c.unit, "verdict_of": str(run.path)})
@@ -256,8 +264,9 @@ def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
             report.skipped.append({"run": f"{runs_a[bench]} vs {runs_b[bench]}",
                                    "benchmark": bench, "reason": reason})
             continue
-        if bench == "dat":  # one prompt, exchangeable trials: nothing to pair by
-            row = _unpaired_runs(run_a, run_b)
+        unpaired = _unpaired_measure(bench)
+        if unpaired is not None:  # one prompt, exchangeable answers: nothing to pair by
+            row = _unpaired_runs(run_a, run_b, unpaired)
             if row is None:
                 report.skipped.append({"run": f"{runs_a[bench]} vs {runs_b[bench]}",
                                        "benchmark": bench, "reason": "a run has no valid trial"})
@@ -280,16 +289,17 @@ def compare_runs_paired(a: str | Path, b: str | Path) -> PairedReport:
     return report
 
 
-def _unpaired_runs(a: Run, b: Run) -> dict[str, Any] | None:
-    """DAT run ``a`` against ``b``: ``mean(a) - mean(b)`` of the valid trials, unpaired."""
-    from creval.evaluation.compare.dat_released import placements
+def _unpaired_runs(a: Run, b: Run, measure: str) -> dict[str, Any] | None:
+    """Run ``a`` against ``b`` (DAT): ``mean(a) - mean(b)`` of the valid answers' ``measure``,
+    unpaired."""
+    from creval.evaluation.compare.placement import placements
 
-    values_a, values_b = ([float(v) for v in (r.scores.per_item.get("dat_mean", []) if r.scores else [])
+    values_a, values_b = ([float(v) for v in (r.scores.per_item.get(measure, []) if r.scores else [])
                            if v is not None] for r in (a, b))
     if not values_a or not values_b:
         return None
     (stats,) = placements(values_b, [values_a])
-    return {"benchmark": "dat", "subject": str(a.path), "measure": "dat_mean",
+    return {"benchmark": a.benchmark, "subject": str(a.path), "measure": measure,
             "n": stats["n_published"] + stats["n_this"], **stats, "mdd": None,
             "mdd_reason": "unpaired: no detectable difference is computed",
             "n_subject": stats["n_published"], "published": stats["published"]}

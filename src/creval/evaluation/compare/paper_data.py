@@ -4,8 +4,9 @@ at a path when the check runs.
 Each unit records the digest of its item as loaded (``item_digest``: the parsed fields in a
 canonical form, :mod:`creval._util.inputs`), and the manifest records the SHA-256 of every
 file the run read. A paper's data is known by its items' digests where creval ships them
-(:data:`PAPER_DATA` ``items``: JCQ's 700 questions, NoveltyBench's prompts, NeoCoder's 1,063
-(problem, state) pairs, MacGyver's 1,306 solvable problems), else by the SHA-256 of its files:
+(:class:`~creval.records.references.PaperData` ``items``, declared by each benchmark: JCQ's 700
+questions, NoveltyBench's prompts, NeoCoder's 1,063 (problem, state) pairs, MacGyver's 1,306
+solvable problems), else by the SHA-256 of its files:
 
 - the items: a run whose items are all the paper's measured the paper's data, in any order
   and any byte form of the file (reordered lines, other JSON separators, CRLF), whether it
@@ -31,51 +32,19 @@ from importlib import resources
 from typing import Any, Literal
 
 from creval._util.inputs import ITEM_DIGEST
-
-#: nlp-waseda/JCQ test.jsonl (700 questions), identical in every commit of JCQ-judge.
-JCQ_TEST_SHA256 = "adbdea66e521d3b483f99d3aee17eacecc19a6a9c1d553b3a8ead753da6cfe07"
-#: allenai/MacGyver problem_solution_pair.xlsx.
-MACGYVER_SHA256 = "85faadd871e081066ed6dbe0ecafad82f4c79c16619f6b90da562a81f3ccceac"
-#: JHU-CLSP/NeoCoder datasets/CodeForce/NeoCoder at 23cd8e6 (what `creval data fetch
-#: neocoder` writes), file by file: the files its shipped items were written from.
-NEOCODER_SHA256 = {
-    "NeoCoder.json": "6435476f71b05bf509d819a503327811eaef47cb70a50c47b271c1167732df85",
-    "human_solutions.json": "24d5d7424fbdb4fc603baeeac4a7327da9e7f86420aeabdacc5c3cc98aa3d83c",
-    "human_solution_techniques.json": "d508695c875951b35ef307c7ec0146c766b1b90ac1221cbd8b3c55e7489a42ec",
-    "test_cases_annotated.json": "ba6b6c81c5301c3fb573ec274d88e923b04614b874ba33aef928eb4c6f4a76ed",
-}
+from creval.records.references import PaperData
 
 Kind = Literal["starter", "paper", "other", "unrecorded", "none"]
 
 
-@dataclass(frozen=True)
-class PaperData:
-    """A paper's data set, as the option of its benchmark loads it."""
+def paper_data_of(benchmark: str) -> PaperData | None:
+    """The option naming ``benchmark``'s data and the paper's data by digest where it is
+    public, as the benchmark declares it (:meth:`~creval.benchmarks.base.Benchmark.paper_data`);
+    None: no item set (DAT: the words are the model's)."""
+    from creval.report.references import registered_benchmark
 
-    #: The benchmark option naming the data.
-    option: str
-    #: Digests of a file that is the paper's data (any of them).
-    files: frozenset[str] = frozenset()
-    #: The shipped file (``creval/data/paper_items/NAME``) of the paper's items' digests by
-    #: unit key, written from the paper's file by :func:`paper_items_from`.
-    items: str | None = None
-
-
-#: The option naming each benchmark's data, and the papers' data by digest where it is public.
-#: A benchmark not here has no item set (DAT: the words are the model's).
-PAPER_DATA: dict[str, PaperData] = {
-    "jcq": PaperData("questions", files=frozenset({JCQ_TEST_SHA256}), items="jcq.json"),
-    "ttct": PaperData("questions"),
-    "neocoder": PaperData("data", items="neocoder.json"),
-    "macgyver": PaperData("source", files=frozenset({MACGYVER_SHA256}), items="macgyver.json"),
-    "hypogen": PaperData("source"),
-    "bookmia": PaperData("source"),
-    "metric-validity": PaperData("data"),
-    "oogiri": PaperData("source"),
-    "lotbench": PaperData("samples"),
-    "sat": PaperData("stories"),
-    "noveltybench": PaperData("data", items="noveltybench.json"),
-}
+    bench = registered_benchmark(benchmark)
+    return None if bench is None else bench.paper_data()
 
 
 @dataclass(frozen=True)
@@ -97,7 +66,7 @@ class DataIdentity:
 @cache
 def paper_items(benchmark: str) -> dict[str, str]:
     """The paper's items of ``benchmark`` as shipped: unit key -> item digest ({} if none)."""
-    data = PAPER_DATA.get(benchmark)
+    data = paper_data_of(benchmark)
     if data is None or data.items is None:
         return {}
     text = (resources.files("creval") / "data" / "paper_items" / data.items).read_text("utf-8")
@@ -110,7 +79,10 @@ def paper_items_from(benchmark: str, value: str) -> dict[str, str]:
     from creval.benchmarks.base import get_benchmark
 
     bench = get_benchmark(benchmark)
-    options = bench.parse_options({PAPER_DATA[benchmark].option: value})
+    data = bench.paper_data()
+    if data is None:
+        raise ValueError(f"{benchmark} declares no paper data")
+    options = bench.parse_options({data.option: value})
     return {u.key: str(u.meta.get(ITEM_DIGEST)) for u in bench.planned_units(options)
             if "~r" not in u.key}
 
@@ -130,7 +102,7 @@ def data_identity(benchmark: str, value: Any, recorded: Mapping[str, Any] | None
     """The identity of a run's data: ``value`` is its data option (None: the starter set),
     ``recorded`` what the run recorded of the file it read (:func:`creval._util.inputs.file_record`),
     ``items`` its finished units' item digests (:func:`run_items`)."""
-    data = PAPER_DATA.get(benchmark)
+    data = paper_data_of(benchmark)
     if data is None:
         return DataIdentity("none", "no item set", "none")
     if value in (None, ""):

@@ -91,9 +91,9 @@ def _task(record_calls: list[dict[str, object]]) -> str:
 
 def run_items(run: Run) -> dict[str, tuple[str, str]]:
     """The run's ``(task, answer)`` per item key (finished units, repeat 0, non-empty answer)."""
-    from creval.evaluation.compare.homogeneity import declared, run_answers
+    from creval.evaluation.compare.homogeneity import answer_text_of, run_answers
 
-    decl = declared(run.benchmark)  # what the benchmark declares of its answers' text
+    decl = answer_text_of(run.benchmark)  # what the benchmark declares of its answers' text
     if decl.not_free_text is not None:
         raise CrevalError(f"{run.path} is a {run.benchmark} run: {decl.not_free_text}. "
                           "creval rank compares free-text answers (ttct, jcq, sat, macgyver, hypogen, "

@@ -18,25 +18,28 @@ difference). The people carry no decoding, but share the protocols so that one p
 holds one set of conditions.
 
 A placement is **unpaired**: a DAT trial is one draw of one prompt, so trials are
-exchangeable and nothing pairs trial 3 of the run with list 3 of a model. Per released model
-(and the people) it gives the difference of means (**published minus this run**, as the
-paired comparisons), its 95% interval (Welch with Hall's correction, from 30 trials a
-side) and the permutation p-value
-(:mod:`creval.metrics.unpaired`), Holm-corrected across the models and the people of the
-protocol.
+exchangeable and nothing pairs trial 3 of the run with list 3 of a model; the evaluation layer
+places the run (:mod:`creval.evaluation.compare.placement`) among the lists this module
+declares and re-scores, read through the benchmark's hooks.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from creval.errors import CrevalError
-from creval.report.references import Protocol, Reference
+from creval.records.references import (
+    DataSource,
+    LocatedInputs,
+    PaperReferences,
+    Protocol,
+    Reference,
+)
 
 if TYPE_CHECKING:
     from creval.benchmarks.dat.scoring import DATScorer
@@ -46,7 +49,6 @@ PAPER = ("Chen and Ding 2023 (Findings of EMNLP), released DAT word lists "
          "(github.com/DingNLab/probing_creativity, MIT), and Olson et al. 2021 (PNAS) study 2")
 SOURCE = "dat-humans (creval data fetch dat-humans), re-scored by this run's scorer"
 PEOPLE = "people (Olson et al. study 2)"
-ALPHA = 0.05
 #: protocol id -> (released setting, temperature, top_p or None: any, as greedy ignores it)
 CONDITIONS: dict[str, tuple[str, float, float | None]] = {
     "dat-en-released-top-p": ("top_p", 0.7, 0.9),
@@ -158,17 +160,15 @@ def released_groups(root: Path, options: Mapping[str, Any]) -> dict[str, list[Gr
     return out
 
 
-def _root(options: Mapping[str, Any], inputs: Mapping[str, Any]) -> Path | None:
+def _root(options: Mapping[str, Any], located: LocatedInputs) -> Path | None:
     """The dat-humans folder the run read, found by the digests it recorded (its recorded
-    path, else the default places: :func:`creval.evaluation.verify.inputs.recorded_locations`);
-    None when the run recorded one that no place holds any more. A run that recorded none
-    (written before the record) takes the folder its options and the defaults give now."""
+    path, else the default places, as the evaluation layer located it); None when the run
+    recorded one that no place holds any more. A run that recorded none (written before the
+    record) takes the folder its options and the defaults give now."""
     from creval.benchmarks.dat.humans import resolve_people_root
-    from creval.evaluation.verify.inputs import recorded_locations
 
-    if "people" in (inputs.get("files") or {}):
-        found, _ = recorded_locations("dat", options, inputs)
-        return Path(found["people"]) if "people" in found else None
+    if "people" in located.recorded:
+        return Path(located.found["people"]) if "people" in located.found else None
     try:
         return resolve_people_root(options.get("people"))
     except CrevalError:
@@ -181,7 +181,8 @@ def _eligible(options: Mapping[str, Any]) -> bool:
     return options.get("lang", "en") == "en" and variant in ("auto", "olson")
 
 
-def released_references(run: Run, measure: str) -> list[tuple[Protocol, list[tuple[Reference, tuple[float, ...]]]]]:
+def released_references(run: Run, measure: str, located: LocatedInputs
+                        ) -> list[tuple[Protocol, list[tuple[Reference, tuple[float, ...]]]]]:
     """For an English DAT run's ``dat_mean``: each protocol of :func:`released_protocols` with
     its references (the five released models and the people, each valued at the mean of its
     re-scored valid lists) and the lists' scores behind each. Empty when the run is not an
@@ -190,7 +191,7 @@ def released_references(run: Run, measure: str) -> list[tuple[Protocol, list[tup
     options = dict(run.manifest.options)
     if run.benchmark != "dat" or measure != "dat_mean" or not _eligible(options):
         return []
-    root = _root(options, getattr(run.manifest, "inputs", None) or {})
+    root = _root(options, located)
     if root is None:
         return []
     try:
@@ -205,49 +206,7 @@ def released_references(run: Run, measure: str) -> list[tuple[Protocol, list[tup
         for g in groups if g.values]) for pid, groups in found.items()]
 
 
-def placements(ours: Sequence[float], groups: Sequence[Sequence[float]], *,
-               seed: int = 0) -> list[dict[str, Any]]:
-    """Per group: ``mean(group) - mean(ours)`` with its unpaired interval (Welch with Hall's
-    correction, from 30 trials a side), the permutation p and Holm's p across the groups, and the verdict of this run's standing.
-
-    >>> ours = [70.0, 71.0, 72.0, 70.5, 71.5, 70.5]
-    >>> rows = placements(ours, [[80.0, 81.0, 79.0, 82.0, 80.5, 79.5], [70.0, 72.0, 71.0]])
-    >>> [(r["difference"], r["verdict"]) for r in rows]
-    [(9.416667, 'behind'), (0.083333, 'not distinguishable')]
-    """
-    from creval.metrics.paired import holm
-    from creval.metrics.unpaired import permutation_p, unpaired_difference
-
-    rows: list[dict[str, Any]] = []
-    for values in groups:
-        d = unpaired_difference(list(values), list(ours))
-        p = permutation_p(list(values), list(ours), seed=seed)
-        rows.append({"test": "unpaired", "difference": round(d.difference, 6),
-                     "low": None if d.low is None else round(d.low, 6),
-                     "high": None if d.high is None else round(d.high, 6),
-                     "interval_note": d.reason, "p": p,
-                     "n_published": d.n_a, "n_this": d.n_b,
-                     "published": round(sum(values) / len(values), 6),
-                     "this": round(sum(ours) / len(ours), 6)})
-    for row, adjusted in zip(rows, holm([r["p"] for r in rows]), strict=True):
-        row["p_holm"] = adjusted
-        row["verdict"] = verdict(row["difference"], adjusted)
-    return rows
-
-
-def verdict(difference: float, p_holm: float) -> str:
-    """This run's standing against the published side (higher is better; the difference
-    is published minus this run).
-
-    >>> verdict(2.0, 0.01), verdict(-2.0, 0.01), verdict(2.0, 0.3)
-    ('behind', 'ahead', 'not distinguishable')
-    """
-    if p_holm >= ALPHA or difference == 0:
-        return "not distinguishable"
-    return "behind" if difference > 0 else "ahead"
-
-
-def released_missing(run: Run) -> str:
+def released_missing(run: Run, located: LocatedInputs) -> str:
     """Why a DAT run has no released lists to stand among."""
     from creval.benchmarks.dat.people import HOW_TO_GET
 
@@ -257,11 +216,45 @@ def released_missing(run: Run) -> str:
                 f"lang={options.get('lang')}, variant={options.get('variant')}")
     if run.scores is None:
         return "the run has no scores yet"
-    inputs = getattr(run.manifest, "inputs", None) or {}
-    if "people" in (inputs.get("files") or {}):
-        from creval.evaluation.verify.inputs import recorded_locations
-
-        _, problems = recorded_locations("dat", options, inputs)
-        if problems:
-            return f"the dat-humans folder this run read is not found unchanged: {problems[0]}"
+    if "people" in located.recorded and located.problems:
+        return f"the dat-humans folder this run read is not found unchanged: {located.problems[0]}"
     return f"the released lists (dat-humans) were not found. {HOW_TO_GET}"
+
+
+REFERENCES = "seed004-ttct.json"
+#: DAT's options that do not change what is measured, each with why.
+NOT_COMPARED = {
+    "trials": "how many trials: the valid trials behind the value are compared with the "
+              "paper's count",
+    "people": "where the people's word lists are read from, to place the run among people "
+              "(human_percentile, re-scored by the run's own scorer); not how dat_mean is "
+              "measured",
+    "random_lists": "the random-word control shown beside dat_mean, not how it is measured",
+    "random_pos": "the random-word control shown beside dat_mean, not how it is measured",
+    "norms": "where the 100,000 people's norms are read from, shown beside dat_mean; not how it "
+             "is measured",
+}
+
+
+def references() -> list[PaperReferences]:
+    from creval.records.references import packaged_references
+
+    return [packaged_references(REFERENCES)]
+
+
+def unit_of(protocol: Protocol) -> str | None:
+    """The unit of DAT values under ``protocol`` (x100 or 0-1)."""
+    variant = protocol.options.get("variant")
+    lang = protocol.options.get("lang")
+    return dat_unit(lang if isinstance(lang, str) else "en",
+                    variant[-1] if isinstance(variant, tuple) else variant)
+
+
+def data_source() -> DataSource:
+    from creval.benchmarks.dat.fetch import UPSTREAM_COMMIT, UPSTREAM_FILES
+
+    return DataSource(
+        "dat-humans", "People's DAT word lists (Olson et al. 2021) and five models' lists from "
+        "GitHub DingNLab/probing_creativity", "creval.benchmarks.dat.fetch:fetch_dat_humans",
+        url="https://github.com/DingNLab/probing_creativity", commit=UPSTREAM_COMMIT,
+        digests={local: sha for local, (_, sha) in UPSTREAM_FILES.items()}, licence="MIT")

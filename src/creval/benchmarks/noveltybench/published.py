@@ -1,10 +1,12 @@
-"""NoveltyBench's published per-prompt results as references for paired tests.
+"""NoveltyBench's published per-prompt results as references for paired tests, declared for
+``compare --published`` and ``compare --homogeneity`` (which read them through the benchmark's
+hooks), and its ``creval data fetch`` source.
 
 The site ``novelty-bench/novelty-bench.github.io`` (no licence stated: read at run time from
 the user's copy, never shipped) holds, per model, ``eval/03-27-2025/curated/<family>/<model>/
 scores.jsonl``: per prompt the 10 generations, their partition, ``distinct`` (stored as
 ``max(partition)``, one less than the number of classes) and ``utility``. Each model becomes a
-:class:`~creval.evaluation.compare.published.Published` source with two per-prompt measures:
+:class:`~creval.records.references.Published` source with two per-prompt measures:
 ``distinct`` (the number of classes: the stored value plus one, as a run reports it) and
 ``utility``. A run's own values are its ``scores.json`` table rows, by prompt id.
 
@@ -25,10 +27,15 @@ from typing import Any
 
 from creval.errors import CrevalError
 from creval.reader import Run
-from creval.report.references import Protocol
+from creval.records.references import (
+    DataSource,
+    ItemValues,
+    PaperData,
+    Protocol,
+    Published,
+    PublishedItems,
+)
 
-#: measure -> item id -> value (as :data:`creval.evaluation.compare.published.ItemValues`)
-ItemValues = dict[str, dict[str, float]]
 RELEASE = ("eval", "03-27-2025")
 MEASURES = ("distinct", "utility")
 #: Partitioners placed beside the published partitions: the paper's own classifier (the
@@ -134,3 +141,38 @@ def reference_generations(run: Run) -> list[tuple[str, str, dict[str, list[str]]
                                                  if isinstance(g, str) and g.strip()]
         out.append((path.parent.name, str(path), answers))
     return out
+
+
+#: The paper's data: the prompts by their digests (``creval/data/paper_items/noveltybench.json``).
+PAPER_DATA = PaperData("data", items="noveltybench.json")
+
+
+def published_items() -> PublishedItems:
+    return PublishedItems(
+        protocol(), MEASURES, item_identity="the prompt's id in novelty-bench/novelty-bench data",
+        licence="none stated (novelty-bench/novelty-bench.github.io): read at run time from "
+        "your copy, never shipped",
+        fetched_from="site/ of `creval data fetch noveltybench`, beside the run's --data, or "
+        "--published-data")
+
+
+def read_published(run: Run, published: Path | None) -> tuple[list[Published], str | None]:
+    site = site_folder(run, published)
+    if site is None:
+        return [], ("the site's published results were not found beside the run's --data; "
+                    "pass --published-data with a copy of novelty-bench.github.io")
+    return [Published(model, "noveltybench", protocol(), file, values)
+            for model, file, values in published_sources(site)], None
+
+
+def data_source() -> DataSource:
+    from creval.benchmarks.noveltybench.data import CODE_COMMIT, FETCHED_SHA256, SITE_COMMIT
+
+    return DataSource(
+        "noveltybench",
+        "NoveltyBench prompts (novelty-bench/novelty-bench, MIT) and eight models' published "
+        "per-prompt scores (its site, no licence stated: for your own comparisons)",
+        "creval.benchmarks.noveltybench.data:fetch_noveltybench",
+        url="https://github.com/novelty-bench/novelty-bench",
+        commit=f"{CODE_COMMIT} (site {SITE_COMMIT})", digests=dict(FETCHED_SHA256),
+        licence="MIT (prompts); none stated (the site's scores)")
