@@ -69,6 +69,9 @@ TEST_PREFIXES: dict[str, str] = {
     "rank": "rank", "sweep": "sweep", "verify": "verify",
 }
 
+#: ``src/creval/evaluation`` under the working directory (the rooms' modules found there count
+#: as moved: ``creval.evaluation.verify.replay`` is not the old ``verify`` module's attribute)
+EVALUATION = Path("src") / "creval" / "evaluation"
 TEXT_SUFFIXES = {".py", ".md", ".yml", ".yaml", ".toml", ".cfg", ".txt", ".ini", ".json"}
 TREES = ("src", "tests", "docs", "bench", "examples", "tools")
 TOP_FILES = ("ARCHITECTURE.md", "README.md", "CONTRIBUTING.md", "mkdocs.yml", "pyproject.toml", "Makefile")
@@ -117,7 +120,8 @@ def _rewrite(text: str, test_moves: dict[str, str]) -> str:
         text = re.sub(rf"\bfrom creval\.evaluation import {old} as\b",
                       f"from creval.evaluation.{room} import {new} as", text)
         # not a name already in a room (``creval.evaluation.profile.battery`` once moved)
-        inside = "|".join(n for r, n in ROOMS.values() if r == old)
+        inside = "|".join(sorted({n for r, n in ROOMS.values() if r == old} | {
+            p.stem for p in (EVALUATION / old).glob("*.py")}))
         later = rf"(?![\w]|\.(?:{inside})\b)" if inside else r"(?![\w])"
         text = re.sub(rf"\bcreval\.evaluation\.{old}{later}", f"creval.evaluation.{room}.{new}", text)
         text = re.sub(rf"\bevaluation/{old}\.py\b", f"evaluation/{room}/{new}.py", text)
