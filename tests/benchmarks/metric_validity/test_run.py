@@ -70,6 +70,12 @@ def test_run_metric_validity_offline(index_dir: Path, tmp_path: Path) -> None:
     assert rows["ci_mean"]["n_creative"] == rows["ci_mean"]["n_uncreative"] == 5
     assert 0.0 <= rows["tpt"]["auroc"] <= 1.0
     assert_intervals(Scores.model_validate(scores), ["ci_mean_auroc", "ci_sum_auroc", "tpt_auroc"])
+    # the scorer says what its AUROC interval is, so a profile prints it with its level and unit
+    from creval.evaluation.profile.data import interval
+
+    how = interval(Scores.model_validate(scores), "tpt_auroc")[3]
+    if scores["headline"]["tpt_auroc_low"] is not None:  # DeLong gives none at AUROC 0 or 1
+        assert how == "the scorer's 95% interval (DeLong, logit scale) over 10 texts", how
     assert scores["creativity_index"]["queries"] == 10  # one index query per text
     assert [r["range"] for r in scores["creativity_index"]["index_by_range"]] == ["5-5", "5-7", "5-9", "5-11"]
     assert (run / "ci_uniqueness_by_l.png").is_file() and (run / "metric_tpt.png").is_file()

@@ -235,7 +235,12 @@ def score_items(items: list[LabelledText], records: list[Record], options: Any,
         notes=notes,
         judge_checks=judge_checks,
     ).with_extra(separation=separation, set_table=sets, agreement=metric_agreement(per_text),
-                 excluded=dict(excluded), values=values, per_text=per_text, **out)
+                 excluded=dict(excluded), values=values, per_text=per_text,
+                 # what the AUROC intervals are, for every report and profile that prints them
+                 intervals={f"{m}_auroc": {"level": 0.95, "method": "DeLong, logit scale",
+                                           "n": sum(len(v) for v in values[m].values()),
+                                           "unit": "texts"} for m in metric_names},
+                 **out)
 
 
 def _round4(value: float | None) -> float | None:
