@@ -218,6 +218,10 @@ def _fields(value: Any) -> Any:
 class OpenAIModel:
     """A model behind an OpenAI-compatible chat-completions endpoint."""
 
+    #: The runner starts this endpoint at a few requests in flight and grows while latency
+    #: holds (:mod:`creval.runner.limits`): a one-slot server is not flooded by the first wave.
+    slow_start = True
+
     def __init__(self, name: str, options: ModelOptions) -> None:
         self.spec = f"openai:{name}"
         self.name = name

@@ -206,7 +206,10 @@ class Runner:
         """The endpoint's gate: its requests in flight, adapted to what it takes."""
         endpoint = self._endpoint(model)
         if endpoint not in self._limits:
-            state = learned_limit(endpoint, max(1, model.max_concurrency))
+            # only a server answering requests one by one is started gently (a batch API
+            # takes every pending line at once; an in-process model has no queue to flood)
+            state = learned_limit(endpoint, max(1, model.max_concurrency),
+                                  slow_start=bool(getattr(model, "slow_start", False)))
             self._limits[endpoint] = AdaptiveGate(state)
         return self._limits[endpoint]
 

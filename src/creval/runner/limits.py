@@ -259,12 +259,13 @@ class AdaptiveLimit:
 _LEARNED: dict[tuple[str, int], tuple[float, int | None, int, bool, float | None, bool]] = {}
 
 
-def learned_limit(endpoint: str, requested: int) -> AdaptiveLimit:
-    """A limit for ``endpoint`` at the requested value, slow-starting (see the module), or
-    where the last one in this process ended (see :func:`remember`)."""
+def learned_limit(endpoint: str, requested: int, *, slow_start: bool = True) -> AdaptiveLimit:
+    """A limit for ``endpoint`` at the requested value, slow-starting (see the module) when
+    ``slow_start`` (a server over the network; an in-process model or a batch API takes the
+    requested value at once), or where the last one in this process ended (see :func:`remember`)."""
     learned = _LEARNED.get((endpoint, requested))
     if learned is None:
-        return AdaptiveLimit(requested, slow_start=True)
+        return AdaptiveLimit(requested, slow_start=slow_start)
     limit, ceiling, repeats, ramping, fastest, queues = learned
     return AdaptiveLimit(requested, limit=limit, ceiling=ceiling, repeats=repeats,
                          ramping=ramping, fastest=fastest, queues=queues)
