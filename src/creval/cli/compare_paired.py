@@ -35,6 +35,8 @@ def compare_paired(run_dirs: list[Path], *, published: bool, paired: bool,
             raise CrevalError(f"--paired compares two runs (A B), got {len(run_dirs)}.")
         report = compare_runs_paired(run_dirs[0], run_dirs[1])
     doc = report.to_json()
+    for line in doc.get("unverified", []):  # compared, but not all of it could be replayed
+        typer.echo(line, err=True)
     if as_json:
         if not doc["rows"]:
             raise CrevalError(_nothing_compared(doc, run_dirs))

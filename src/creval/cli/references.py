@@ -163,7 +163,7 @@ def _verified_checks(path: Path) -> tuple[list[Any], list[str]]:
     """The checks of every run at ``path`` that passes ``creval verify``'s checks, and why
     each other run was refused (its files do not agree)."""
     from creval.evaluation.compare.comparability import check_run, run_dirs
-    from creval.evaluation.verify.verifying import refusal, verify_run
+    from creval.evaluation.verify.verifying import refusal, unverified_line, verify_run
     from creval.reader import read_run
     from creval.report.references import load_references
 
@@ -177,6 +177,8 @@ def _verified_checks(path: Path) -> tuple[list[Any], list[str]]:
         verified = verify_run(folder)
         if verified.sound:
             checks += check_run(read_run(folder), refs)
+            if (line := unverified_line(verified)) is not None:
+                typer.echo(line, err=True)  # compared, but not all of it could be replayed
         else:
             refused.append(refusal(verified))
     return checks, refused

@@ -45,9 +45,12 @@ class PairedReport:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    #: ``not verified: RUN: why`` for each run compared although part of it could not be replayed.
+    unverified: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"alpha": ALPHA, "rows": self.rows, "skipped": self.skipped}
+        return {"alpha": ALPHA, "rows": self.rows, "skipped": self.skipped,
+                "unverified": self.unverified}
 
 
 # --- comparability: the one adapter -----------------------------------------------------------
@@ -208,7 +211,7 @@ def compare_published_report(path: str | Path, *, published: Path | None = None,
                              measures: Sequence[str] | None = None) -> PairedReport:
     """Every run under ``path`` (a run or a profile directory) against the published
     per-item results it is comparable with; Holm's correction across the whole report."""
-    from creval.evaluation.verify.verifying import refusal, verify_run
+    from creval.evaluation.verify.verifying import refusal, unverified_line, verify_run
 
     report = PairedReport()
     for run_dir in _run_dirs(Path(path)):
@@ -217,6 +220,8 @@ def compare_published_report(path: str | Path, *, published: Path | None = None,
             report.skipped.append({"run": str(run_dir), "benchmark": verified.benchmark,
                                    "reason": refusal(verified)})
             continue
+        if (line := unverified_line(verified)) is not None:
+            report.unverified.append(line)
         run = read_run(run_dir)
         rows, why = published_rows(run, published=published, measures=measures)
         report.rows += [{**r, "verdict_of": str(run_dir)} for r in rows]

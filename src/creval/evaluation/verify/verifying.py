@@ -57,6 +57,10 @@ REL_TOL, ABS_TOL = 1e-6, 1e-9
 AFTER_SCORING = frozenset({"judged_by"})
 
 
+#: What a note says of an input file no longer at its recorded path.
+MOVED = "is no longer there"
+
+
 @dataclass
 class Verification:
     """What :func:`verify_run` found in one run directory."""
@@ -84,9 +88,9 @@ class Verification:
 
     @property
     def sound(self) -> bool:
-        """The run's own files agree (its scores follow from its replayed records) and all of
-        it was replayed: it may be compared."""
-        return not self.differences and not self.unverified
+        """Nothing found differs: the run may be compared (what could not be replayed is said
+        beside it as ``not verified``, see :func:`unverified_line`)."""
+        return not self.differences
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "ok": self.ok, "sound": self.sound}
@@ -137,7 +141,15 @@ def verify_run(path: str | Path, *, progress: bool = False) -> Verification:
     _check_items(planned, latest, out)
     _check_requests(root, manifest, [latest[k] for k in keys if k in latest], out)
     _check_files(manifest, inputs, out)
+    before = len(out.differences)
     rederived = _replay(manifest, latest, keys, out, progress=progress)
+    if out.changed_since or any(MOVED in n for n in out.notes):
+        # replay read today's files, not what the run read (its recorded digests stand for
+        # that): what replay finds then is not the run's doing, so it is unverified, not passed
+        found, out.differences[before:] = out.differences[before:], []
+        if found:
+            out.unverified.append(f"replayed against input files changed or moved since the run, "
+                                  f"so {len(found)} difference(s) are not the run's: {found[0]}")
     if scores is not None:
         same = _check_scores(root, manifest, records, keys, scores, out, rederived)
         out.code["scores_the_same"] = same
@@ -264,8 +276,16 @@ def _check_requests(root: Path, manifest: dict[str, Any], records: list[Record],
             out.differences.append(f"manifest.json names {spec} as the {role} model; the "
                                    f"{role} requests in {RECORDS} were sent to "
                                    f"{_counted(evidence.specs)}")
-    # the options sent on each request are checked by replay: the units built again from the
-    # manifest's options send their requests, compared field by field with the recorded ones
+    # the options each benchmark sends verbatim, role by role, in one line per option (replay
+    # then compares every field of every request: the units built again from the manifest)
+    from creval.benchmarks import registry
+    from creval.evaluation.compare.conditions import disagreements
+
+    options = manifest.get("options") or {}
+    declared = registry().get(str(manifest.get("benchmark")))
+    for name, (role, field_name) in (declared.options_sent() if declared else {}).items():
+        if options.get(name) is not None and role in sent:
+            out.differences += disagreements(name, options[name], sent[role], field_name)
 
 
 def _counted(seen: Counter[str]) -> str:
@@ -284,7 +304,7 @@ def _check_files(manifest: dict[str, Any], inputs: dict[str, Any], out: Verifica
         where = Path(str(then.get("path", "")))
         flag = f"--{name.replace('_', '-')}"
         if not (where.is_file() or where.is_dir()):
-            out.notes.append(f"{where} ({flag}) is no longer there; the digest the run recorded "
+            out.notes.append(f"{where} ({flag}) {MOVED}; the digest the run recorded "
                              "of it stands for what it read")
             continue
         if changes := changed_files(then, file_record(where)):
@@ -411,6 +431,15 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def unverified_line(result: Verification) -> str | None:
+    """``not verified: RUN: why`` for a run compared although part of it could not be
+    replayed (None when all of it was)."""
+    if not result.unverified:
+        return None
+    more = f" (and {len(result.unverified) - 1} more)" if len(result.unverified) > 1 else ""
+    return f"not verified: {result.run}: {result.unverified[0]}{more}"
+
+
 def refusal(result: Verification) -> str:
     """Why a run that fails :func:`verify_run` is not compared, as one message."""
     said = [*result.differences, *(f"unverified: {u}" for u in result.unverified)]
@@ -421,4 +450,4 @@ def refusal(result: Verification) -> str:
             "--out, or restore the run's files.")
 
 
-__all__ = ["Verification", "refusal", "verify_path", "verify_run"]
+__all__ = ["Verification", "refusal", "unverified_line", "verify_path", "verify_run"]
