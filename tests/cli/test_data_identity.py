@@ -54,6 +54,8 @@ def variant(lines: list[str], path: Path) -> Path:
     return path
 
 
+@pytest.mark.unverified_runs("reads the questions from a loopback URL and from files it then moves or "
+                              "rewrites: replay cannot read what those runs read")
 def test_the_papers_questions_in_any_byte_form_from_anywhere_are_the_papers_data(
     tmp_path: Path, server: ChatServer, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
